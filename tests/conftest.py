@@ -1,0 +1,44 @@
+"""Shared fixtures: one warm Chromium for the whole session, as the evaluator uses it."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from webmend.browser.worker import BrowserWorker
+from webmend.config import EvalConfig
+from webmend.tasks.evaluate import evaluate_page
+
+ROOT = Path(__file__).resolve().parent.parent
+FIXTURES = ROOT / "data" / "fixtures"
+
+
+@pytest.fixture(scope="session")
+def cfg() -> EvalConfig:
+    return EvalConfig()
+
+
+@pytest.fixture(scope="session")
+def worker(cfg):
+    w = BrowserWorker(cfg)
+    yield w
+    w.close()
+
+
+@pytest.fixture(scope="session")
+def evaluate(worker, cfg):
+    """evaluate(html, item=None, **limits) -> evaluation dict, on the shared browser."""
+
+    def run(html: str, item: dict | None = None, cfg_: EvalConfig | None = None) -> dict:
+        return evaluate_page(html, cfg_ or cfg, item, worker=worker)
+
+    return run
+
+
+def fixture_html(rel: str) -> str:
+    return (FIXTURES / rel).read_text(encoding="utf-8")
+
+
+def case(*steps, id="tc", weight=2) -> dict:
+    return {"id": id, "name": id, "weight": weight, "steps": list(steps)}

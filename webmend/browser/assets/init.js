@@ -1,0 +1,58 @@
+// Runs in the page's own world before any page script (every frame, every document).
+// Seeds randomness and contains window-level side effects. Reports go out through a
+// console.debug reference captured here, before page code can replace console.
+(() => {
+  const report = console.debug.bind(console);
+  let state = (__WM_SEED__ >>> 0) || 1;
+  const next = () => {
+    state = (state + 0x6D2B79F5) >>> 0;
+    let t = state;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+  Math.random = function random() { return next(); };
+  // Playwright's fake clock stops at the first exception a timer throws and rethrows it to us.
+  // Wrapping callbacks (including the fake timers installed after us) turns each exception back
+  // into an ordinary uncaught error, as a real browser reports it, and lets the others run.
+  for (const name of ['setTimeout', 'setInterval', 'requestAnimationFrame']) {
+    const wrap = (fn) => function (cb, ...rest) {
+      if (typeof cb === 'function') {
+        const inner = cb;
+        cb = function (...args) { try { return inner.apply(this, args); } catch (e) { reportError(e); } };
+      }
+      return fn.call(this, cb, ...rest);
+    };
+    let wrapped = wrap(window[name]);
+    Object.defineProperty(window, name, {
+      configurable: true, enumerable: true, get() { return wrapped; }, set(v) { wrapped = wrap(v); },
+    });
+  }
+  if (typeof Crypto !== 'undefined') {
+    const fill = function getRandomValues(arr) {
+      const bytes = new Uint8Array(arr.buffer, arr.byteOffset, arr.byteLength);
+      for (let i = 0; i < bytes.length; i++) bytes[i] = (next() * 256) | 0;
+      return arr;
+    };
+    const uuid = function randomUUID() {
+      const b = fill(new Uint8Array(16));
+      b[6] = (b[6] & 0x0f) | 0x40; b[8] = (b[8] & 0x3f) | 0x80;
+      const h = Array.from(b, (x) => x.toString(16).padStart(2, '0')).join('');
+      return `${h.slice(0, 8)}-${h.slice(8, 12)}-${h.slice(12, 16)}-${h.slice(16, 20)}-${h.slice(20)}`;
+    };
+    Object.defineProperty(Crypto.prototype, 'getRandomValues', { value: fill, configurable: true, writable: true });
+    Object.defineProperty(Crypto.prototype, 'randomUUID', { value: uuid, configurable: true, writable: true });
+  }
+  window.open = function open(url) { report('__wm:popup', String(url === undefined ? '' : url)); return null; };
+  window.close = function close() { report('__wm:close', ''); };
+  window.print = function print() { report('__wm:print', ''); };
+  if (navigator.serviceWorker) {
+    const sw = navigator.serviceWorker;
+    Object.defineProperty(sw, 'register', {
+      value: function register(u) {
+        report('__wm:service_worker', String(u));
+        return Promise.reject(new DOMException('service workers are disabled', 'SecurityError'));
+      },
+    });
+  }
+})();

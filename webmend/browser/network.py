@@ -1,0 +1,137 @@
+"""Request policy: serve the page and the CDN mirror, refuse and record everything else.
+
+Every request a page makes passes through `RequestPolicy.handle`. The page itself lives on a
+fake origin so storage APIs work; library URLs are answered from the local npm mirror; all other
+traffic is aborted and kept as evidence (the URL without its query string, since queries often
+carry tokens that must never reach a trace).
+"""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import dataclass, field
+from urllib.parse import urlsplit
+
+log = logging.getLogger(__name__)
+
+PAGE_ORIGIN = "http://page.test"
+PAGE_URL = PAGE_ORIGIN + "/"
+MAX_RECORDED = 200  # blocked requests kept per page; the rest are counted
+
+
+def redact_url(url: str, limit: int = 200) -> str:
+    """Scheme, host and path only: query strings and fragments may hold secrets."""
+    try:
+        parts = urlsplit(url)
+    except ValueError:
+        return url[:limit]
+    if parts.scheme in ("data", "blob"):
+        return f"{parts.scheme}:..."
+    base = f"{parts.scheme}://{parts.netloc}{parts.path}" if parts.netloc else f"{parts.scheme}:{parts.path}"
+    return base[:limit]
+
+
+@dataclass
+class NetworkLog:
+    """Network evidence of one page, all tests included."""
+
+    blocked: list[dict] = field(default_factory=list)
+    blocked_total: int = 0
+    cdn: dict[str, dict] = field(default_factory=dict)  # redacted url -> served info
+    cdn_misses: list[str] = field(default_factory=list)
+    missing_local: list[str] = field(default_factory=list)
+    page_loads: int = 0
+
+    def block(self, url: str, channel: str, reason: str) -> None:
+        self.blocked_total += 1
+        entry = {"url": redact_url(url), "channel": channel, "reason": reason}
+        if len(self.blocked) < MAX_RECORDED and entry not in self.blocked:
+            self.blocked.append(entry)
+
+    def to_dict(self) -> dict:
+        return {
+            "blocked": self.blocked,
+            "blocked_total": self.blocked_total,
+            "cdn": dict(sorted(self.cdn.items())),
+            "cdn_misses": sorted(set(self.cdn_misses)),
+            "missing_local": sorted(set(self.missing_local)),
+        }
+
+
+def channel_of(resource_type: str, url: str) -> str:
+    scheme = urlsplit(url).scheme
+    if scheme in ("ws", "wss"):
+        return "websocket"
+    return resource_type or "other"
+
+
+class RequestPolicy:
+    """Route handler bound to one page's HTML; one instance per evaluated page version."""
+
+    def __init__(self, html: str, mirror, log_: NetworkLog, max_reloads: int):
+        self._body = html.encode("utf-8")
+        self._mirror = mirror
+        self.log = log_
+        self._max_loads = 1 + max_reloads
+        self._loads_this_doc = 0
+
+    def start_document(self) -> None:
+        """Called before each fresh load of the page (one per test case)."""
+        self._loads_this_doc = 0
+
+    async def handle(self, route) -> None:
+        request = route.request
+        url = request.url
+        if url.startswith(PAGE_ORIGIN + "/") or url == PAGE_ORIGIN:
+            await self._serve_local(route, request, url)
+            return
+        served = self._mirror.lookup(url) if self._mirror is not None else None
+        if served is not None:
+            self.log.cdn[redact_url(url)] = {
+                "package": served.package,
+                "served": served.served,
+                "substitution": served.substitution,
+            }
+            await route.fulfill(
+                status=200,
+                body=served.body,
+                headers={"content-type": served.content_type, "access-control-allow-origin": "*"},
+            )
+            return
+        if _looks_like_cdn(url):
+            self.log.cdn_misses.append(redact_url(url))
+        reason = "navigation_away" if request.is_navigation_request() else "offsite"
+        self.log.block(url, channel_of(request.resource_type, url), reason)
+        await route.abort("blockedbyclient")
+
+    async def _serve_local(self, route, request, url: str) -> None:
+        path = urlsplit(url).path or "/"
+        if path in ("/", "/index.html"):
+            if request.is_navigation_request() and request.frame.parent_frame is None:
+                self._loads_this_doc += 1
+                self.log.page_loads += 1
+                if self._loads_this_doc > self._max_loads:
+                    self.log.block(url, "document", "reload_loop")
+                    await route.abort("blockedbyclient")
+                    return
+            await route.fulfill(status=200, body=self._body, headers={"content-type": "text/html; charset=utf-8"})
+            return
+        if path != "/favicon.ico":
+            self.log.missing_local.append(path[:200])
+        await route.fulfill(status=404, body=b"", headers={"content-type": "text/plain"})
+
+    async def handle_websocket(self, ws_route) -> None:
+        self.log.block(ws_route.url, "websocket", "offsite")
+        await ws_route.close(code=1008, reason="blocked by evaluator")
+
+
+_CDN_HOSTS = (
+    "cdn.jsdelivr.net", "unpkg.com", "cdnjs.cloudflare.com", "esm.sh", "cdn.skypack.dev",
+    "fonts.googleapis.com", "fonts.gstatic.com", "cdn.tailwindcss.com", "cdn.plot.ly",
+    "code.jquery.com", "threejs.org", "kit.fontawesome.com", "ga.jspm.io", "cdn.babylonjs.com",
+)
+
+
+def _looks_like_cdn(url: str) -> bool:
+    host = urlsplit(url).hostname or ""
+    return host in _CDN_HOSTS

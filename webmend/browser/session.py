@@ -1,0 +1,248 @@
+"""One fresh load of one page: a new browser context, virtual time, and guarded browser calls.
+
+Every call that the page could stall (an infinite loop blocks the renderer) goes through
+`guard`, which bounds it in wall time, stops the runaway script through CDP, records the hang
+and raises `PageHung`, so the caller decides what the step's verdict is and moves on.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import base64
+import io
+import logging
+from dataclasses import dataclass
+from importlib import resources
+
+import numpy as np
+from PIL import Image
+
+from webmend.browser.evidence import PageEvents
+from webmend.browser.network import PAGE_URL, RequestPolicy
+from webmend.config import EvalConfig, Viewport
+
+log = logging.getLogger(__name__)
+
+THUMB_SIZE = (160, 90)
+CLOCK_CHUNK_MS = 2000
+_INIT_JS = resources.files("webmend.browser.assets").joinpath("init.js").read_text()
+_PROBES_JS = resources.files("webmend.browser.assets").joinpath("probes.js").read_text()
+
+
+class PageHung(Exception):
+    """A browser call exceeded its wall-clock cap: the page is stuck (usually a JS loop)."""
+
+
+class PageCrashed(Exception):
+    """The renderer died (out of memory, or killed)."""
+
+
+@dataclass
+class PageShared:
+    """State shared by all fresh loads of one page version."""
+
+    cfg: EvalConfig
+    policy: RequestPolicy
+    events: PageEvents
+    step_wall_s: float
+
+
+class PageSession:
+    def __init__(self, browser, shared: PageShared, viewport: Viewport | None = None):
+        self._browser = browser
+        self.shared = shared
+        self.cfg = shared.cfg
+        self.viewport = viewport or shared.cfg.viewport
+        self.vnow = shared.cfg.sandbox.start_time_ms
+        self.context = None
+        self.page = None
+        self.cdp = None
+        self._world: int | None = None
+        self._frame_id: str | None = None
+        self.crashed = False
+
+    # ---- lifecycle -------------------------------------------------------------------
+    async def open(self) -> None:
+        cfg = self.cfg
+        self.context = await self._browser.new_context(
+            viewport={"width": self.viewport.width, "height": self.viewport.height},
+            device_scale_factor=1,
+            timezone_id=cfg.sandbox.timezone,
+            locale=cfg.sandbox.locale,
+            accept_downloads=False,
+            service_workers="block",
+            java_script_enabled=True,
+        )
+        await self.context.add_init_script(script=_INIT_JS.replace("__WM_SEED__", str(cfg.sandbox.seed)))
+        await self.context.route("**/*", self.shared.policy.handle)
+        await self.context.route_web_socket("**/*", self.shared.policy.handle_websocket)
+        self.page = await self.context.new_page()
+        self._wire_events(self.page)
+        self.cdp = await self.context.new_cdp_session(self.page)
+        if cfg.virtual_time:
+            start = cfg.sandbox.start_time_ms
+            # install() lets fake time flow until paused; starting a little earlier keeps
+            # pause_at(start) in the future, and no timers exist before navigation.
+            await self.page.clock.install(time=start - 10_000)
+            await self.page.clock.pause_at(start)
+        self.shared.policy.start_document()
+        await self.guard(self.page.goto(PAGE_URL, wait_until="load", timeout=0), "load")
+        await self.advance(cfg.limits.load_ms)
+
+    async def close(self) -> None:
+        if self.context is not None:
+            try:
+                await asyncio.wait_for(self.context.close(), timeout=10)
+            except Exception as exc:  # a wedged context must not stop the run
+                log.warning("context close failed: %s", exc)
+            self.context = None
+
+    def _wire_events(self, page) -> None:
+        ev = self.shared.events
+        page.on("console", lambda m: ev.on_console(m.type, m.text))
+        page.on("pageerror", lambda e: ev.on_page_error(f"{e.name}: {e.message}" if getattr(e, "name", "") else str(e)))
+        page.on("dialog", self._on_dialog)
+        page.on("download", self._on_download)
+        page.on("crash", self._on_crash)
+        page.on("popup", self._on_popup)
+
+    async def _on_dialog(self, dialog) -> None:
+        self.shared.events.on_dialog(dialog.type)
+        try:
+            await dialog.dismiss()
+        except Exception:  # page already gone
+            pass
+
+    async def _on_download(self, download) -> None:
+        self.shared.events.downloads += 1
+        try:
+            await download.cancel()
+        except Exception:
+            pass
+
+    def _on_crash(self, _page) -> None:
+        self.crashed = True
+        self.shared.events.crashes += 1
+
+    async def _on_popup(self, popup) -> None:
+        # window.open is neutered in init.js; this catches target=_blank links and forms.
+        self.shared.events.contained["popup"] = self.shared.events.contained.get("popup", 0) + 1
+        try:
+            await popup.close()
+        except Exception:
+            pass
+
+    # ---- guarded calls -----------------------------------------------------------------
+    async def guard(self, coro, what: str):
+        if self.crashed:
+            coro.close()
+            raise PageCrashed(what)
+        try:
+            return await asyncio.wait_for(coro, timeout=self.shared.step_wall_s)
+        except asyncio.TimeoutError:
+            self.shared.events.hangs.append(what)
+            await self._stop_scripts()
+            raise PageHung(what) from None
+        except Exception as exc:
+            if self.crashed or "crash" in str(exc).lower():
+                self.crashed = True
+                raise PageCrashed(what) from exc
+            raise
+
+    async def _stop_scripts(self) -> None:
+        """Terminate the running script so the renderer answers again."""
+        try:
+            await asyncio.wait_for(self.cdp.send("Runtime.terminateExecution"), timeout=5)
+        except Exception as exc:
+            log.warning("terminateExecution failed: %s", exc)
+
+    # ---- time --------------------------------------------------------------------------
+    async def advance(self, ms: float) -> None:
+        ms = max(0, int(ms))
+        if self.cfg.virtual_time:
+            if ms:
+                await self._run_clock(ms)
+            self.vnow += ms
+            await self.iso("__wm.sync(%d)" % (self.vnow - self.cfg.sandbox.start_time_ms))
+        elif ms:
+            await asyncio.sleep(ms / 1000)
+            self.vnow += ms
+
+    async def _run_clock(self, ms: int) -> None:
+        """Advance page time in chunks: a slow page makes progress, a stuck one is caught early."""
+        left = ms
+        while left > 0:
+            chunk = min(left, CLOCK_CHUNK_MS)
+            try:
+                await self.guard(self.page.clock.run_for(chunk), f"run_for {chunk}")
+            except (PageHung, PageCrashed):
+                raise
+            except Exception as exc:  # a timer threw past our wrapper: still the page's error
+                self.shared.events.on_page_error(str(exc).split("\n", 1)[0].removeprefix("Clock.run_for: "))
+            left -= chunk
+
+    # ---- evaluation --------------------------------------------------------------------
+    async def iso(self, expression: str):
+        """Evaluate in our isolated world (probes.js is installed on first use per document)."""
+        for attempt in range(2):
+            if self._world is None:
+                await self._make_world()
+            res = await self.guard(
+                self.cdp.send("Runtime.evaluate", {"expression": expression, "contextId": self._world, "returnByValue": True}),
+                "probe",
+            )
+            if "exceptionDetails" in res:
+                text = res["exceptionDetails"].get("exception", {}).get("description") or res["exceptionDetails"].get("text")
+                if attempt == 0 and "__wm" in str(text):
+                    self._world = None  # a navigation replaced the document
+                    continue
+                raise RuntimeError(f"probe failed: {text}")
+            return res["result"].get("value")
+        return None
+
+    async def _make_world(self) -> None:
+        if self._frame_id is None:
+            tree = await self.guard(self.cdp.send("Page.getFrameTree"), "frame tree")
+            self._frame_id = tree["frameTree"]["frame"]["id"]
+        world = await self.guard(
+            self.cdp.send("Page.createIsolatedWorld", {"frameId": self._frame_id, "worldName": "webmend"}),
+            "isolated world",
+        )
+        self._world = world["executionContextId"]
+        res = await self.guard(
+            self.cdp.send("Runtime.evaluate", {"expression": _PROBES_JS, "contextId": self._world}), "probes"
+        )
+        if "exceptionDetails" in res:
+            raise RuntimeError(f"probes failed to install: {res['exceptionDetails']}")
+
+    async def main_eval(self, expression: str):
+        """Evaluate in the page's own world (test-case JS refers to page globals)."""
+        res = await self.guard(
+            self.cdp.send("Runtime.evaluate", {"expression": expression, "returnByValue": True, "awaitPromise": True}),
+            "eval",
+        )
+        if "exceptionDetails" in res:
+            det = res["exceptionDetails"]
+            raise JsError((det.get("exception") or {}).get("description") or det.get("text") or "exception")
+        return res["result"].get("value")
+
+    async def thumb(self) -> np.ndarray:
+        """Grayscale 160x90 thumbnail of the viewport, for change checks."""
+        res = await self.guard(
+            self.cdp.send("Page.captureScreenshot", {"format": "jpeg", "quality": 80, "optimizeForSpeed": True}),
+            "screenshot",
+        )
+        img = Image.open(io.BytesIO(base64.b64decode(res["data"]))).convert("L").resize(THUMB_SIZE, Image.BILINEAR)
+        return np.asarray(img, dtype=np.float64)
+
+    async def screenshot_png(self) -> bytes:
+        res = await self.guard(self.cdp.send("Page.captureScreenshot", {"format": "png"}), "screenshot")
+        return base64.b64decode(res["data"])
+
+    async def set_viewport(self, width: int, height: int) -> None:
+        await self.guard(self.page.set_viewport_size({"width": width, "height": height}), "resize")
+        self.viewport = Viewport(width=width, height=height)
+
+
+class JsError(Exception):
+    """Test-case JavaScript threw."""

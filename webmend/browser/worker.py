@@ -1,0 +1,135 @@
+"""A warm Chromium per worker process, driven from a private event-loop thread.
+
+Callers are synchronous (CLI pool processes, Dask tasks); Playwright's async API gives us
+cancellable calls, which is how a stuck page is abandoned without stopping the worker.
+The worker relaunches Chromium whenever it has died or stopped answering.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import concurrent.futures
+import logging
+import threading
+from importlib.metadata import version
+
+from playwright.async_api import async_playwright
+
+from webmend.browser.launch import launch_args, resolve_executable
+from webmend.config import EvalConfig
+
+log = logging.getLogger(__name__)
+
+
+class WallTimeout(Exception):
+    """A whole page exceeded its wall-clock cap."""
+
+
+class BrowserWorker:
+    def __init__(self, cfg: EvalConfig):
+        self.cfg = cfg
+        self._loop = asyncio.new_event_loop()
+        self._thread = threading.Thread(target=self._loop.run_forever, name="webmend-browser", daemon=True)
+        self._thread.start()
+        self._pw = None
+        self._browser = None
+        self.isolated_network = False
+        self.browser_version = ""
+        self.launches = 0
+
+    @property
+    def playwright_version(self) -> str:
+        return version("playwright")
+
+    def run(self, job, wall_s: float):
+        """Run `job(browser)` (a coroutine function) on the browser thread, bounded in wall time."""
+        fut = asyncio.run_coroutine_threadsafe(self._run(job), self._loop)
+        try:
+            return fut.result(timeout=wall_s)
+        except concurrent.futures.TimeoutError:
+            fut.cancel()
+            # The job's own cleanup runs on cancellation; if Chromium is wedged, start afresh.
+            if not self._responsive():
+                self._restart()
+            raise WallTimeout(f"page exceeded {wall_s:.0f}s wall-clock cap") from None
+
+    async def _run(self, job):
+        browser = await self._ensure_browser()
+        return await job(browser)
+
+    async def _ensure_browser(self):
+        if self._browser is not None and self._browser.is_connected():
+            return self._browser
+        if self._pw is None:
+            self._pw = await async_playwright().start()
+        executable, isolated = resolve_executable(self.cfg.sandbox.netns)
+        self._browser = await self._pw.chromium.launch(
+            executable_path=executable,
+            args=launch_args(self.cfg.limits.js_heap_mb),
+            headless=True,
+            timeout=60_000,
+        )
+        self.isolated_network = isolated
+        self.browser_version = self._browser.version
+        self.launches += 1
+        log.info("chromium %s launched (netns=%s)", self.browser_version, isolated)
+        return self._browser
+
+    def ensure_started(self) -> None:
+        asyncio.run_coroutine_threadsafe(self._ensure_browser(), self._loop).result(timeout=90)
+
+    def _responsive(self) -> bool:
+        async def ping():
+            ctx = await self._browser.new_context()
+            await ctx.close()
+
+        if self._browser is None:
+            return False
+        try:
+            asyncio.run_coroutine_threadsafe(asyncio.wait_for(ping(), 10), self._loop).result(timeout=15)
+            return True
+        except Exception:
+            return False
+
+    def _restart(self) -> None:
+        log.warning("restarting a stuck Chromium")
+
+        async def kill():
+            browser, self._browser = self._browser, None
+            if browser is not None:
+                try:
+                    await asyncio.wait_for(browser.close(), 10)
+                except Exception as exc:
+                    log.warning("browser close failed: %s", exc)
+
+        try:
+            asyncio.run_coroutine_threadsafe(kill(), self._loop).result(timeout=20)
+        except Exception as exc:
+            log.warning("restart cleanup failed: %s", exc)
+            self._browser = None
+
+    def close(self) -> None:
+        async def shutdown():
+            if self._browser is not None:
+                await self._browser.close()
+            if self._pw is not None:
+                await self._pw.stop()
+
+        try:
+            asyncio.run_coroutine_threadsafe(shutdown(), self._loop).result(timeout=30)
+        except Exception as exc:
+            log.warning("browser shutdown failed: %s", exc)
+        self._loop.call_soon_threadsafe(self._loop.stop)
+        self._thread.join(timeout=5)
+
+
+_WORKERS: dict[str, BrowserWorker] = {}
+
+
+def get_worker(cfg: EvalConfig) -> BrowserWorker:
+    """One warm browser per process (and per launch-relevant config)."""
+    key = f"{cfg.sandbox.netns}:{cfg.limits.js_heap_mb}"
+    worker = _WORKERS.get(key)
+    if worker is None:
+        worker = _WORKERS[key] = BrowserWorker(cfg)
+    return worker

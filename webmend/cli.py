@@ -1,0 +1,103 @@
+"""webmend command line. Flags and output files are a contract: see docs/cli.md."""
+
+from __future__ import annotations
+
+import argparse
+import itertools
+import json
+import logging
+import os
+import sys
+import time
+from pathlib import Path
+
+from webmend.config import load_config
+
+
+def _parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(prog="webmend", description="Experience, score and repair LLM-written HTML pages.")
+    p.add_argument("-v", "--verbose", action="store_true", help="debug logging")
+    sub = p.add_subparsers(dest="command", required=True)
+
+    ev = sub.add_parser("evaluate", help="evaluate pages and/or raw model answers")
+    ev.add_argument("pages", nargs="*", help="HTML files or folders of them (id = relative path without extension)")
+    ev.add_argument("--responses", help='JSONL of {"id", "prompt"?, "response"} raw model answers')
+    ev.add_argument("--tests", help="HTMLBench-format items (JSONL), matched to pages by id")
+    ev.add_argument("--mode", choices=("fast", "full"), default=None, help="fast: no judge (default)")
+    ev.add_argument("--out", default="out/evaluate", help="output folder (results.jsonl, summary.json)")
+    ev.add_argument("--workers", type=int, default=1, help="browser worker processes")
+    ev.add_argument("--config", help="TOML or JSON config file (see docs/config.md)")
+
+    rs = sub.add_parser("rescore", help="recompute scores from stored evidence, without a browser")
+    rs.add_argument("dir", help="an evaluate output folder")
+    rs.add_argument("--config", help="config whose scoring settings to apply")
+    return p
+
+
+def _progress(total_known: bool):
+    count = itertools.count(1)
+    started = time.perf_counter()
+
+    def show(rec: dict) -> None:
+        n = next(count)
+        score = rec["score"]["total"] if rec["score"] else "-"
+        rate = n / max(1e-9, time.perf_counter() - started) * 60
+        print(f"[{n}] {rec['id']}: {rec['status']} score={score} ({rate:.1f} pages/min)", file=sys.stderr, flush=True)
+
+    return show
+
+
+def cmd_evaluate(args) -> int:
+    from webmend.tasks.inputs import iter_pages, iter_responses, load_items
+    from webmend.tasks.run import run_evaluation
+
+    if not args.pages and not args.responses:
+        print("webmend evaluate: give PAGES and/or --responses FILE", file=sys.stderr)
+        return 2
+    if args.responses and not Path(args.responses).is_file():
+        print(f"webmend evaluate: --responses {args.responses}: no such file", file=sys.stderr)
+        return 2
+    cfg = load_config(args.config)
+    if args.mode:
+        cfg = cfg.model_copy(update={"mode": args.mode})
+    if cfg.mode == "full":
+        print("webmend evaluate: --mode full (the visual judge) is not available yet; use fast", file=sys.stderr)
+        return 2
+    items = load_items(args.tests)
+
+    def inputs():
+        n = 0
+        for raw in iter_pages(args.pages):
+            n = raw.index + 1
+            yield raw
+        if args.responses:
+            yield from iter_responses(args.responses, start=n)
+
+    summary = run_evaluation(inputs(), items, cfg, args.out, workers=max(1, args.workers), progress=_progress(False))
+    print(json.dumps({k: summary[k] for k in ("pages", "pages_by_status", "pages_by_state", "mean_score", "weighted_pass_rate")}, indent=2))
+    print(f"results: {Path(args.out) / 'results.jsonl'}", file=sys.stderr)
+    return 0
+
+
+def cmd_rescore(args) -> int:
+    from webmend.tasks.rescore import rescore_dir
+
+    summary = rescore_dir(Path(args.dir), load_config(args.config))
+    print(json.dumps({k: summary[k] for k in ("pages", "mean_score", "pages_by_state")}, indent=2))
+    return 0
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = _parser().parse_args(argv)
+    logging.basicConfig(level=logging.DEBUG if args.verbose else logging.WARNING, format="%(levelname)s %(name)s: %(message)s")
+    os.environ.setdefault("PYTHONUNBUFFERED", "1")
+    handler = {"evaluate": cmd_evaluate, "rescore": cmd_rescore}[args.command]
+    try:
+        return handler(args)
+    except (ValueError, FileNotFoundError) as exc:
+        print(f"webmend {args.command}: {exc}", file=sys.stderr)
+        return 2
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,95 @@
+"""Evaluation configuration: every knob that can change a verdict lives here.
+
+Scoring thresholds are config, not code, so deciding stays separate from measuring.
+The config hash names outputs, so two runs with the same inputs and config are comparable.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import tomllib
+from pathlib import Path
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+
+class _Frozen(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+class Viewport(_Frozen):
+    width: int = 1280
+    height: int = 720
+
+
+class Limits(_Frozen):
+    """Hard per-page limits. Times in ms are page (virtual) time; *_wall_s are safety caps."""
+
+    load_ms: int = 1000  # page time run after the load event before the first look
+    settle_ms: int = 100  # page time advanced after every action
+    max_wait_ms: int = 30_000  # a single `wait` step is clamped to this much page time
+    wait_for_poll_ms: int = 100
+    page_wall_s: float = 60.0  # whole page (all test cases) wall-clock cap
+    step_wall_s: float = 8.0  # one browser call; beyond this the page is treated as hung
+    js_heap_mb: int = 256  # V8 old-space cap per renderer: a memory bomb crashes its renderer
+    max_dom_nodes: int = 60_000
+    max_console_messages: int = 200  # stored; the rest are only counted
+    max_dialogs: int = 50
+    max_popups: int = 20
+    max_reloads: int = 3
+
+
+class Sandbox(_Frozen):
+    netns: Literal["auto", "on", "off"] = "auto"  # run Chromium in an empty network namespace
+    seed: int = 1234
+    timezone: str = "UTC"
+    locale: str = "en-US"
+    start_time_ms: int = 1_767_225_600_000  # 2026-01-01T00:00:00Z: page clocks start here
+
+
+class Bands(_Frozen):
+    low_below: float = 40.0
+    high_from: float = 80.0
+
+
+class Budgets(_Frozen):
+    """Points per dimension (the HTMLBench 100-point profile)."""
+
+    rendering: float = 10
+    visual_design: float = 20
+    functionality: float = 55
+    interaction: float = 10
+    code_quality: float = 5
+    functionality_static: float = 65  # non-interactive prompts: interaction budget moves here
+
+
+class EvalConfig(_Frozen):
+    mode: Literal["fast", "full"] = "fast"
+    profile: Literal["interactive", "static"] = "interactive"  # used when no item says otherwise
+    viewport: Viewport = Viewport()
+    mobile_viewport: Viewport = Viewport(width=375, height=667)
+    limits: Limits = Limits()
+    sandbox: Sandbox = Sandbox()
+    bands: Bands = Bands()
+    budgets: Budgets = Budgets()
+    screenshot_change_threshold: float = 0.95
+    cdn_dir: str | None = None  # None: WEBMEND_CDN_DIR or ~/.cache/webmend/cdn
+    virtual_time: bool = True  # off only for the benchmark baseline
+    min_page_chars: int = 40
+    probe_controls: int = Field(default=12, description="controls clicked by the probe when no tests exist")
+
+    def config_hash(self) -> str:
+        blob = json.dumps(self.model_dump(mode="json"), sort_keys=True).encode()
+        return hashlib.sha256(blob).hexdigest()[:16]
+
+
+def load_config(path: str | Path | None) -> EvalConfig:
+    """Read a TOML or JSON config file; unknown keys are an error, not silently ignored."""
+    if path is None:
+        return EvalConfig()
+    path = Path(path)
+    text = path.read_text(encoding="utf-8")
+    data = tomllib.loads(text) if path.suffix == ".toml" else json.loads(text)
+    return EvalConfig.model_validate(data)

@@ -1,0 +1,26 @@
+"""Write the JSON Schema files generated from the pydantic models (run after changing them)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from webmend.schemas.results import ResultRecord, Summary
+
+HERE = Path(__file__).parent
+SCHEMAS = {"result.schema.json": ResultRecord, "summary.schema.json": Summary}
+
+
+def render(model) -> str:
+    schema = model.model_json_schema()
+    schema["$schema"] = "https://json-schema.org/draft/2020-12/schema"
+    return json.dumps(schema, indent=2, sort_keys=True) + "\n"
+
+
+def main() -> None:
+    for name, model in SCHEMAS.items():
+        (HERE / name).write_text(render(model))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,126 @@
+"""The evaluator's output contract: results.jsonl records and summary.json.
+
+Defined once here as pydantic models; the JSON Schema files beside this module are generated
+from them (`python -m webmend.schemas.export`) and tests check that they match.
+"""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+SCHEMA_VERSION = "1.0"
+
+# Closed list of statuses. Rejects (no score): empty .. error. Scored: ok, hang, crashed, resource_limit.
+Status = Literal[
+    "ok",
+    "hang",
+    "crashed",
+    "resource_limit",
+    "empty",
+    "binary",
+    "no_html",
+    "trivial",
+    "too_large",
+    "unreadable",
+    "malformed_input",
+    "timeout",
+    "error",
+]
+REJECT_STATUSES = ("empty", "binary", "no_html", "trivial", "too_large", "unreadable", "malformed_input")
+FAILURE_STATUSES = ("timeout", "error")
+
+Flag = Literal[
+    "truncated", "fragment", "fenced", "prose_around", "think_block", "multiple_documents",
+    "separate_assets", "decoded", "tampering", "console_flood", "dialogs", "popups_blocked",
+    "downloads_blocked", "service_worker_blocked", "network_blocked", "navigation_blocked",
+    "reload_loop", "local_file_blocked", "cdn_miss", "retried", "no_test_item",
+]
+
+
+class _Model(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+class Score(_Model):
+    total: float
+    rendering: float
+    visual_design: float
+    functionality: float
+    interaction: float | None = Field(description="null for non-interactive prompts")
+    code_quality: float
+
+
+class TestRecord(_Model):
+    id: str
+    name: str = ""
+    passed: bool
+    weight: float
+    failed_step: int | None = Field(description="0-based index of the first failing step")
+    failed_action: str | None = Field(default=None, description="its action, or 'load'")
+    error: str | None
+
+
+class BlockedRequest(_Model):
+    url: str = Field(description="scheme, host and path; query strings are never recorded")
+    channel: str
+    reason: str
+
+
+class ItemMeta(_Model):
+    category: str | None = None
+    sub_type: str | None = None
+    difficulty: str | None = None
+    has_interaction: bool | None = None
+
+
+class ResultRecord(_Model):
+    schema_version: str = SCHEMA_VERSION
+    scoring_version: str
+    index: int = Field(description="0-based position of the input")
+    id: str
+    source: str
+    status: Status
+    reason: str
+    flags: list[Flag]
+    score: Score | None
+    state: Literal["Low", "Mid", "High"] | None
+    interactive: bool
+    item: ItemMeta | None
+    tests: list[TestRecord]
+    blocked_requests: list[BlockedRequest]
+    blocked_requests_total: int
+    elapsed_s: float
+    encoding: str | None = None
+    chromium_version: str | None
+    playwright_version: str
+    cdn_mirror_hash: str | None
+    config_hash: str
+    network_isolated: bool | None = Field(description="Chromium ran in an empty network namespace")
+    evidence: dict | None = Field(description="stored evidence; enough to rescore without a browser")
+
+
+class PassRate(_Model):
+    pages: int
+    weight_passed: float
+    weight_total: float
+    rate: float | None
+
+
+class Summary(_Model):
+    schema_version: str = SCHEMA_VERSION
+    scoring_version: str
+    config_hash: str
+    pages: int
+    pages_by_status: dict[str, int]
+    pages_by_state: dict[str, int]
+    flags: dict[str, int]
+    mean_score: float | None
+    mean_dimensions: dict[str, float | None]
+    weighted_pass_rate: float | None
+    pass_rate_by_category: dict[str, PassRate]
+    pass_rate_by_difficulty: dict[str, PassRate]
+    blocked_requests_total: int
+    cdn: dict[str, float | int]
+    elapsed_s: float

@@ -1,0 +1,128 @@
+"""The evaluator's pure core: one page in, its evidence, verdicts and status out.
+
+No Prefect here: repair and training call `evaluate_page` directly. A worker (one warm
+Chromium) is passed in or taken from the per-process cache.
+"""
+
+from __future__ import annotations
+
+import functools
+import logging
+import time
+from pathlib import Path
+
+from webmend.browser.evidence import PageEvents
+from webmend.browser.network import NetworkLog, RequestPolicy
+from webmend.browser.session import PageShared
+from webmend.browser.worker import BrowserWorker, WallTimeout, get_worker
+from webmend.config import EvalConfig
+from webmend.tasks.probe import run_probe
+from webmend.tasks.static_facts import static_facts
+from webmend.tasks.testcases import run_test_case
+
+log = logging.getLogger(__name__)
+
+
+@functools.lru_cache(maxsize=4)
+def load_mirror(cdn_dir: str | None):
+    """The CDN mirror for this process, or None when it is not installed (recorded as absent)."""
+    from webmend.cdn.resolver import CdnMirror
+
+    try:
+        return CdnMirror(Path(cdn_dir)) if cdn_dir else CdnMirror.load_default()
+    except FileNotFoundError as exc:
+        log.warning("CDN mirror not available: %s", exc)
+        return None
+
+
+def mirror_hash(cfg: EvalConfig) -> str | None:
+    mirror = load_mirror(cfg.cdn_dir)
+    return mirror.mirror_hash if mirror is not None else None
+
+
+def evaluate_page(html: str, cfg: EvalConfig, item: dict | None = None, worker: BrowserWorker | None = None) -> dict:
+    """Experience one page and run its test cases. Returns status, flags, evidence and test records.
+
+    A page that hits the wall-clock cap is retried once with doubled budgets; only then does it
+    get the `timeout` status. This is the only place where a verdict may depend on machine speed.
+    """
+    worker = worker or get_worker(cfg)
+    started = time.perf_counter()
+    facts = static_facts(html)
+    cases = list((item or {}).get("test_cases") or [])
+    result = None
+    for attempt, scale in enumerate((1, 2)):
+        try:
+            result = _run(worker, html, cfg, cases, scale)
+            break
+        except WallTimeout as exc:
+            log.warning("page timed out (attempt %d): %s", attempt + 1, exc)
+    if result is None:
+        return {"status": "timeout", "reason": "page exceeded its wall-clock cap twice (budget doubled on retry)",
+                "flags": ["retried"], "static": facts, "elapsed_s": time.perf_counter() - started}
+    result["static"] = facts
+    if scale > 1:
+        result["flags"].append("retried")
+    result["elapsed_s"] = time.perf_counter() - started
+    return result
+
+
+def _run(worker: BrowserWorker, html: str, cfg: EvalConfig, cases: list, scale: int) -> dict:
+    mirror = load_mirror(cfg.cdn_dir)
+    events = PageEvents(max_messages=cfg.limits.max_console_messages)
+    net = NetworkLog()
+    policy = RequestPolicy(html, mirror, net, cfg.limits.max_reloads)
+    shared = PageShared(cfg=cfg, policy=policy, events=events, step_wall_s=cfg.limits.step_wall_s * scale)
+
+    async def job(browser):
+        probe = await run_probe(browser, shared)
+        tests = [await run_test_case(browser, shared, case) for case in cases if isinstance(case, dict)]
+        return probe, tests
+
+    probe, tests = worker.run(job, wall_s=cfg.limits.page_wall_s * scale)
+    status, reason, flags = classify(probe, events, net, cfg)
+    return {
+        "status": status,
+        "reason": reason,
+        "flags": flags,
+        "probe": probe,
+        "tests": tests,
+        "events": events.to_dict(),
+        "network": net.to_dict(),
+    }
+
+
+def classify(probe: dict, events: PageEvents, net: NetworkLog, cfg: EvalConfig) -> tuple[str, str, list[str]]:
+    """Turn evidence into a status and flags (closed lists, see docs/output-contract.md)."""
+    flags: list[str] = []
+    if probe.get("tampering"):
+        flags.append("tampering")
+    if events.console_total > cfg.limits.max_console_messages * 10:
+        flags.append("console_flood")
+    if events.dialogs:
+        flags.append("dialogs")
+    if events.contained.get("popup"):
+        flags.append("popups_blocked")
+    if events.downloads:
+        flags.append("downloads_blocked")
+    if events.contained.get("service_worker"):
+        flags.append("service_worker_blocked")
+    if net.blocked_total:
+        flags.append("network_blocked")
+    if any(b["reason"] == "navigation_away" for b in net.blocked):
+        flags.append("navigation_blocked")
+    if any(b["reason"] == "reload_loop" for b in net.blocked):
+        flags.append("reload_loop")
+    if events.refused_local:
+        flags.append("local_file_blocked")
+    if net.cdn_misses:
+        flags.append("cdn_miss")
+    nodes = probe.get("dom_nodes_final") or (probe.get("doc") or {}).get("nodes") or 0
+    if events.crashes or probe.get("crashed"):
+        return "crashed", "the renderer crashed (out of memory or killed)", flags
+    if events.hangs or probe.get("load_hang"):
+        where = ", ".join(sorted(set(events.hangs)))[:200]
+        return "hang", f"the page stopped responding (infinite loop?) during: {where}", flags
+    if nodes > cfg.limits.max_dom_nodes:
+        return "resource_limit", f"DOM grew to {nodes} nodes (limit {cfg.limits.max_dom_nodes})", flags
+    return "ok", "", flags

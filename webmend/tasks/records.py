@@ -1,0 +1,104 @@
+"""From one input to one result record: extract, evaluate, score, validate against the contract."""
+
+from __future__ import annotations
+
+import logging
+import time
+import traceback
+from importlib.metadata import version
+
+from webmend.browser.worker import BrowserWorker
+from webmend.config import EvalConfig
+from webmend.schemas.results import ResultRecord
+from webmend.tasks.evaluate import evaluate_page, mirror_hash
+from webmend.tasks.extract import extract_page
+from webmend.tasks.inputs import RawInput
+from webmend.tasks.scoring import SCORING_VERSION, score, state_band
+
+log = logging.getLogger(__name__)
+
+_KNOWN_FLAGS = set(ResultRecord.model_fields["flags"].annotation.__args__[0].__args__)
+
+
+def _flags(*groups) -> list[str]:
+    out: list[str] = []
+    for group in groups:
+        for flag in group:
+            flag = "decoded" if flag.startswith("decoded_") else flag
+            if flag in _KNOWN_FLAGS and flag not in out:
+                out.append(flag)
+    return out
+
+
+def is_interactive(item: dict | None, cfg: EvalConfig) -> bool:
+    if item is not None and isinstance(item.get("has_interaction"), bool):
+        return item["has_interaction"]
+    return cfg.profile == "interactive"
+
+
+def _item_meta(item: dict | None) -> dict | None:
+    if item is None:
+        return None
+    return {k: item.get(k) for k in ("category", "sub_type", "difficulty", "has_interaction")}
+
+
+def evaluate_input(raw: RawInput, item: dict | None, cfg: EvalConfig, worker: BrowserWorker) -> dict:
+    """Never raises: an evaluator bug becomes an `error` record with its reason."""
+    started = time.perf_counter()
+    base = {
+        "scoring_version": SCORING_VERSION,
+        "index": raw.index,
+        "id": raw.id,
+        "source": raw.source,
+        "interactive": is_interactive(item, cfg),
+        "item": _item_meta(item),
+        "tests": [],
+        "blocked_requests": [],
+        "blocked_requests_total": 0,
+        "score": None,
+        "state": None,
+        "evidence": None,
+        "chromium_version": worker.browser_version or None,
+        "playwright_version": version("playwright"),
+        "cdn_mirror_hash": mirror_hash(cfg),
+        "config_hash": cfg.config_hash(),
+        "network_isolated": None,
+    }
+    if raw.reject is not None:
+        status, reason = raw.reject
+        return _finish(base, status, reason, [], started)
+    extraction = extract_page(raw.raw, min_chars=cfg.min_page_chars)
+    base["encoding"] = extraction.encoding
+    if extraction.status != "ok":
+        return _finish(base, extraction.status, extraction.reason, _flags(extraction.flags), started)
+    try:
+        ev = evaluate_page(extraction.html, cfg, item, worker=worker)
+    except Exception as exc:  # an evaluator defect must not lose the input
+        log.error("evaluation failed for %s: %s", raw.id, traceback.format_exc())
+        return _finish(base, "error", f"evaluator error: {type(exc).__name__}: {exc}"[:300], _flags(extraction.flags), started)
+    base["chromium_version"] = worker.browser_version or None
+    base["network_isolated"] = worker.isolated_network
+    flags = _flags(extraction.flags, ev.get("flags", []), [] if item is not None else ["no_test_item"])
+    base["tests"] = ev.get("tests", [])
+    network = ev.get("network") or {}
+    base["blocked_requests"] = network.get("blocked", [])
+    base["blocked_requests_total"] = network.get("blocked_total", 0)
+    base["evidence"] = {k: ev.get(k) for k in ("probe", "events", "network", "static")}
+    base["evidence"]["status"] = ev["status"]
+    apply_score(base, cfg, ev["status"])
+    return _finish(base, ev["status"], ev.get("reason", ""), flags, started)
+
+
+def apply_score(record: dict, cfg: EvalConfig, status: str) -> None:
+    """(Re)compute score and state from the evidence stored in the record."""
+    evidence = dict(record.get("evidence") or {})
+    evidence["tests"] = record.get("tests", [])
+    evidence["status"] = status
+    record["score"] = score(evidence, cfg, record["interactive"]) if record.get("evidence") else None
+    record["state"] = state_band(record["score"]["total"] if record["score"] else None, cfg)
+    record["scoring_version"] = SCORING_VERSION
+
+
+def _finish(base: dict, status: str, reason: str, flags: list[str], started: float) -> dict:
+    base.update(status=status, reason=reason, flags=flags, elapsed_s=round(time.perf_counter() - started, 3))
+    return ResultRecord.model_validate(base).model_dump(mode="json")

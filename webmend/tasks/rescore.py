@@ -1,0 +1,30 @@
+"""Recompute scores of stored results with the current scoring code and config; no browser."""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+from webmend.config import EvalConfig
+from webmend.schemas.results import ResultRecord
+from webmend.tasks.records import apply_score
+from webmend.tasks.run import RESULTS, SUMMARY, iter_records, write_json_atomic
+from webmend.tasks.summary import summarize
+
+
+def rescore_dir(folder: Path, cfg: EvalConfig) -> dict:
+    src = folder / RESULTS
+    if not src.exists():
+        raise FileNotFoundError(f"{src} not found")
+    tmp = src.with_suffix(".jsonl.tmp")
+    with open(tmp, "w", encoding="utf-8") as out:
+        for rec in iter_records(src):
+            if rec.get("evidence"):
+                apply_score(rec, cfg, rec["status"])
+            ResultRecord.model_validate(rec)
+            out.write(json.dumps(rec, sort_keys=True) + "\n")
+    os.replace(tmp, src)
+    summary = summarize(iter_records(src), cfg, 0.0)
+    write_json_atomic(folder / SUMMARY, summary)
+    return summary
