@@ -14,7 +14,11 @@ _REFUSAL_MARKERS = (
     "Not allowed to load local resource",
     "WebSocket connection to",
     "blocked by evaluator",
+    "Fetch API cannot load chrome:",
+    "Fetch API cannot load file:",
+    "Fetch API cannot load about:",
 )
+_LOCAL_MARKERS = ("Not allowed to load local resource", "Fetch API cannot load chrome:", "Fetch API cannot load file:")
 
 
 @dataclass
@@ -42,7 +46,7 @@ class PageEvents:
         if kind != "error":
             return
         if any(m in text for m in _REFUSAL_MARKERS):
-            if "Not allowed to load local resource" in text:
+            if any(m in text for m in _LOCAL_MARKERS):
                 self._keep(self.refused_local, text[:200])
             return
         self.console_error_count += 1
@@ -58,7 +62,9 @@ class PageEvents:
 
     def _on_report(self, body: str) -> None:
         kind, _, detail = body.partition(" ")
-        if kind == "popup":
+        if kind == "dialog":
+            self.on_dialog(detail or "alert")
+        elif kind == "popup":
             self.contained["popup"] = self.contained.get("popup", 0) + 1
             self._keep(self.popups, detail[:200])
         else:

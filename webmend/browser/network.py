@@ -14,7 +14,7 @@ from urllib.parse import urlsplit
 
 log = logging.getLogger(__name__)
 
-PAGE_ORIGIN = "http://page.test"
+PAGE_ORIGIN = "https://page.test"  # a secure context, as real hosting would give
 PAGE_URL = PAGE_ORIGIN + "/"
 MAX_RECORDED = 200  # blocked requests kept per page; the rest are counted
 
@@ -100,8 +100,13 @@ class RequestPolicy:
             return
         if _looks_like_cdn(url):
             self.log.cdn_misses.append(redact_url(url))
-        reason = "navigation_away" if request.is_navigation_request() else "offsite"
-        self.log.block(url, channel_of(request.resource_type, url), reason)
+        if request.is_navigation_request():
+            # 204 cancels a navigation and keeps the current document; an abort would
+            # replace it with an error page and end the page's life mid-test.
+            self.log.block(url, "document", "navigation_away")
+            await route.fulfill(status=204, body=b"")
+            return
+        self.log.block(url, channel_of(request.resource_type, url), "offsite")
         await route.abort("blockedbyclient")
 
     async def _serve_local(self, route, request, url: str) -> None:
@@ -112,7 +117,7 @@ class RequestPolicy:
                 self.log.page_loads += 1
                 if self._loads_this_doc > self._max_loads:
                     self.log.block(url, "document", "reload_loop")
-                    await route.abort("blockedbyclient")
+                    await route.fulfill(status=204, body=b"")
                     return
             await route.fulfill(status=200, body=self._body, headers={"content-type": "text/html; charset=utf-8"})
             return

@@ -73,7 +73,10 @@ class PageSession:
             service_workers="block",
             java_script_enabled=True,
         )
-        await self.context.add_init_script(script=_INIT_JS.replace("__WM_SEED__", str(cfg.sandbox.seed)))
+        init = _INIT_JS.replace("__WM_SEED__", str(cfg.sandbox.seed))
+        init = init.replace("__WM_CONSOLE_CAP__", str(cfg.limits.max_console_calls))
+        init = init.replace("__WM_MAX_WORKERS__", str(cfg.limits.max_workers))
+        await self.context.add_init_script(script=init)
         await self.context.route("**/*", self.shared.policy.handle)
         await self.context.route_web_socket("**/*", self.shared.policy.handle_websocket)
         self.page = await self.context.new_page()
@@ -185,16 +188,24 @@ class PageSession:
     async def iso(self, expression: str):
         """Evaluate in our isolated world (probes.js is installed on first use per document)."""
         for attempt in range(2):
-            if self._world is None:
-                await self._make_world()
-            res = await self.guard(
-                self.cdp.send("Runtime.evaluate", {"expression": expression, "contextId": self._world, "returnByValue": True}),
-                "probe",
-            )
+            try:
+                if self._world is None:
+                    await self._make_world()
+                res = await self.guard(
+                    self.cdp.send("Runtime.evaluate", {"expression": expression, "contextId": self._world, "returnByValue": True}),
+                    "probe",
+                )
+            except (PageHung, PageCrashed):
+                raise
+            except Exception as exc:
+                if attempt == 0 and "context" in str(exc).lower():
+                    self._world = self._frame_id = None  # a navigation replaced the document
+                    continue
+                raise
             if "exceptionDetails" in res:
                 text = res["exceptionDetails"].get("exception", {}).get("description") or res["exceptionDetails"].get("text")
                 if attempt == 0 and "__wm" in str(text):
-                    self._world = None  # a navigation replaced the document
+                    self._world = None  # a fresh document without our probes
                     continue
                 raise RuntimeError(f"probe failed: {text}")
             return res["result"].get("value")
@@ -228,16 +239,24 @@ class PageSession:
 
     async def thumb(self) -> np.ndarray:
         """Grayscale 160x90 thumbnail of the viewport, for change checks."""
-        res = await self.guard(
-            self.cdp.send("Page.captureScreenshot", {"format": "jpeg", "quality": 80, "optimizeForSpeed": True}),
-            "screenshot",
-        )
+        res = await self._capture({"format": "jpeg", "quality": 80, "optimizeForSpeed": True})
         img = Image.open(io.BytesIO(base64.b64decode(res["data"]))).convert("L").resize(THUMB_SIZE, Image.BILINEAR)
         return np.asarray(img, dtype=np.float64)
 
     async def screenshot_png(self) -> bytes:
-        res = await self.guard(self.cdp.send("Page.captureScreenshot", {"format": "png"}), "screenshot")
-        return base64.b64decode(res["data"])
+        return base64.b64decode((await self._capture({"format": "png"}))["data"])
+
+    async def _capture(self, params: dict) -> dict:
+        # A capture can fail transiently while the renderer is busy (e.g. a dialog was open).
+        for attempt in range(3):
+            try:
+                return await self.guard(self.cdp.send("Page.captureScreenshot", params), "screenshot")
+            except (PageHung, PageCrashed):
+                raise
+            except Exception:
+                if attempt == 2:
+                    raise
+                await asyncio.sleep(0.1)
 
     async def set_viewport(self, width: int, height: int) -> None:
         await self.guard(self.page.set_viewport_size({"width": width, "height": height}), "resize")

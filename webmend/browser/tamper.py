@@ -38,8 +38,15 @@ GETTERS = (
 _NATIVE = re.compile(r"^function (?:get )?([\w$]+)\(\) \{ \[native code\] \}$")
 
 
+_OUR_CONSOLE = re.compile(r"^\[level\]\(\.\.\.args\) \{ /\*__wm_console__\*/")
+
+
 def _is_native(description: str | None, name: str) -> bool:
-    m = _NATIVE.match((description or "").strip())
+    """Native code with the right name, or init.js's console cap (itself wrapping the native)."""
+    text = (description or "").strip()
+    if name in ("log", "error", "warn") and _OUR_CONSOLE.match(text):
+        return True
+    m = _NATIVE.match(text)
     return bool(m) and m.group(1) == name
 
 

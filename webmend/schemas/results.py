@@ -35,7 +35,7 @@ Flag = Literal[
     "truncated", "fragment", "fenced", "prose_around", "think_block", "multiple_documents",
     "separate_assets", "decoded", "tampering", "console_flood", "dialogs", "popups_blocked",
     "downloads_blocked", "service_worker_blocked", "network_blocked", "navigation_blocked",
-    "reload_loop", "local_file_blocked", "cdn_miss", "retried", "no_test_item",
+    "reload_loop", "local_file_blocked", "webrtc_blocked", "workers_blocked", "cdn_miss", "retried", "no_test_item",
 ]
 
 

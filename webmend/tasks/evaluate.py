@@ -18,7 +18,7 @@ from webmend.browser.worker import BrowserWorker, WallTimeout, get_worker
 from webmend.config import EvalConfig
 from webmend.tasks.probe import run_probe
 from webmend.tasks.static_facts import static_facts
-from webmend.tasks.testcases import run_test_case
+from webmend.tasks.testcases import failed_at_load, run_test_case
 
 log = logging.getLogger(__name__)
 
@@ -49,14 +49,16 @@ def evaluate_page(html: str, cfg: EvalConfig, item: dict | None = None, worker: 
     worker = worker or get_worker(cfg)
     started = time.perf_counter()
     facts = static_facts(html)
-    cases = list((item or {}).get("test_cases") or [])
+    cases = [c for c in (item or {}).get("test_cases") or [] if isinstance(c, dict)]
     result = None
-    for attempt, scale in enumerate((1, 2)):
+    for scale in (1, 2):
         try:
             result = _run(worker, html, cfg, cases, scale)
-            break
         except WallTimeout as exc:
-            log.warning("page timed out (attempt %d): %s", attempt + 1, exc)
+            log.warning("page timed out (budget x%d): %s", scale, exc)
+            continue
+        if result["status"] != "hang":  # a hang is a time limit too: it gets the same retry
+            break
     if result is None:
         return {"status": "timeout", "reason": "page exceeded its wall-clock cap twice (budget doubled on retry)",
                 "flags": ["retried"], "static": facts, "elapsed_s": time.perf_counter() - started}
@@ -76,8 +78,11 @@ def _run(worker: BrowserWorker, html: str, cfg: EvalConfig, cases: list, scale: 
 
     async def job(browser):
         probe = await run_probe(browser, shared)
-        tests = [await run_test_case(browser, shared, case) for case in cases if isinstance(case, dict)]
-        return probe, tests
+        if probe.get("load_hang") or probe.get("crash_during") == "load":
+            # Loading is deterministic: every fresh load would hang or crash the same way.
+            why = "page hung during load (infinite loop?)" if probe.get("load_hang") else "renderer crashed during load"
+            return probe, [failed_at_load(case, why) for case in cases]
+        return probe, [await run_test_case(browser, shared, case) for case in cases]
 
     probe, tests = worker.run(job, wall_s=cfg.limits.page_wall_s * scale)
     status, reason, flags = classify(probe, events, net, cfg)
@@ -97,7 +102,7 @@ def classify(probe: dict, events: PageEvents, net: NetworkLog, cfg: EvalConfig) 
     flags: list[str] = []
     if probe.get("tampering"):
         flags.append("tampering")
-    if events.console_total > cfg.limits.max_console_messages * 10:
+    if events.contained.get("console_flood"):
         flags.append("console_flood")
     if events.dialogs:
         flags.append("dialogs")
@@ -105,6 +110,10 @@ def classify(probe: dict, events: PageEvents, net: NetworkLog, cfg: EvalConfig) 
         flags.append("popups_blocked")
     if events.downloads:
         flags.append("downloads_blocked")
+    if events.contained.get("worker_blocked"):
+        flags.append("workers_blocked")
+    if events.contained.get("webrtc"):
+        flags.append("webrtc_blocked")
     if events.contained.get("service_worker"):
         flags.append("service_worker_blocked")
     if net.blocked_total:

@@ -41,6 +41,9 @@ async def run_probe(browser, shared) -> dict:
         ev["crash_during"] = str(exc)
     except PageHung as exc:
         ev["steps_hung"].append(str(exc))
+    except Exception as exc:  # keep what was gathered; the reason is part of the evidence
+        log.warning("probe stopped early: %s", exc)
+        ev["probe_error"] = f"{type(exc).__name__}: {str(exc).splitlines()[0][:200] if str(exc) else ''}"
     finally:
         await s.close()
     return ev
@@ -92,41 +95,42 @@ async def _controls(s: PageSession, ev: dict, limit: int, pixels: bool) -> None:
 
 async def _try_control(s: PageSession, c: dict, pixels: bool) -> dict:
     out = {"selector": c["selector"], "tag": c["tag"], "type": c["type"], "text": c["text"], "responded": False}
-    sig, thumb = await s.iso("__wm.signature()"), await s.thumb()
-    loc = s.page.locator(c["selector"]).first
     is_text = c["tag"] == "textarea" or (c["tag"] == "input" and c["type"] in TEXT_INPUTS)
     try:
-        if is_text:
-            await s.guard(loc.fill("42" if c["type"] == "number" else "test", timeout=1000), "fill")
-            await s.guard(loc.press("Enter", timeout=1000), "enter")
-        elif c["tag"] == "select":
-            await s.guard(loc.select_option(index=1, timeout=1000), "select")
-        else:
-            await s.guard(loc.click(timeout=1000), "click")
+        sig, thumb = await s.iso("__wm.signature()"), await s.thumb()
+        await _use(s, s.page.locator(c["selector"]).first, c, is_text)
+        await s.advance(s.cfg.limits.settle_ms * 3)
+        out["responded"] = await _changed(s, sig, thumb, use_pixels=pixels and not is_text)
     except PageHung:
+        # The control started a runaway script; it was stopped, and the probe goes on.
         out["hung"] = True
-        return out
     except PageCrashed:
         raise
     except Exception as exc:
-        out["error"] = str(exc).splitlines()[0][:160]
-        return out
-    await s.advance(s.cfg.limits.settle_ms * 3)
-    out["responded"] = await _changed(s, sig, thumb, use_pixels=pixels and not is_text)
+        out["error"] = str(exc).splitlines()[0][:160] if str(exc) else type(exc).__name__
     return out
+
+
+async def _use(s: PageSession, loc, c: dict, is_text: bool) -> None:
+    if is_text:
+        await s.guard(loc.fill("42" if c["type"] == "number" else "test", timeout=1000), "fill")
+        await s.guard(loc.press("Enter", timeout=1000), "enter")
+    elif c["tag"] == "select":
+        await s.guard(loc.select_option(index=1, timeout=1000), "select")
+    else:
+        await s.guard(loc.click(timeout=1000), "click")
 
 
 async def _keys(s: PageSession, ev: dict, pixels: bool) -> None:
     await s.iso("document.activeElement && document.activeElement.blur && document.activeElement.blur(), true")
     worked = []
     for key in PROBE_KEYS:
-        sig, thumb = await s.iso("__wm.signature()"), await s.thumb()
         try:
+            sig, thumb = await s.iso("__wm.signature()"), await s.thumb()
             await s.guard(s.page.keyboard.press(normalize_key(key)), f"press {key}")
+            await s.advance(s.cfg.limits.settle_ms * 3)
+            if await _changed(s, sig, thumb, use_pixels=pixels):
+                worked.append(key)
         except PageHung:
             ev["steps_hung"].append(f"press {key}")
-            continue
-        await s.advance(s.cfg.limits.settle_ms * 3)
-        if await _changed(s, sig, thumb, use_pixels=pixels):
-            worked.append(key)
     ev["keys_responsive"] = worked

@@ -353,10 +353,8 @@ def _short(exc_or_text, limit: int = 200) -> str:
     return text[:limit]
 
 
-async def run_test_case(browser, shared, case: dict) -> dict:
-    """Fresh page, then the steps in order; returns the per-test-case record."""
-    steps = case.get("steps") or []
-    record = {
+def _new_record(case: dict) -> dict:
+    return {
         "id": str(case.get("id", "")),
         "name": str(case.get("name", "")),
         "weight": _num(case.get("weight"), 1.0),
@@ -365,6 +363,18 @@ async def run_test_case(browser, shared, case: dict) -> dict:
         "failed_action": None,
         "error": None,
     }
+
+
+def failed_at_load(case: dict, why: str) -> dict:
+    record = _new_record(case)
+    record.update(failed_action="load", error=why)
+    return record
+
+
+async def run_test_case(browser, shared, case: dict) -> dict:
+    """Fresh page, then the steps in order; returns the per-test-case record."""
+    steps = case.get("steps") or []
+    record = _new_record(case)
     session = PageSession(browser, shared)
     index = -1
     # "so far" includes errors thrown while this test case's page loaded
@@ -383,6 +393,9 @@ async def run_test_case(browser, shared, case: dict) -> dict:
         _fail(record, index, steps, f"page hung during {exc} (infinite loop?)")
     except PageCrashed as exc:
         _fail(record, index, steps, f"renderer crashed during {exc}")
+    except Exception as exc:  # a browser-level failure fails this case, not the whole page
+        log.warning("test case %s: %s", record["id"], exc)
+        _fail(record, index, steps, f"browser error: {_short(exc)}")
     finally:
         await session.close()
     return record

@@ -43,9 +43,57 @@
     Object.defineProperty(Crypto.prototype, 'getRandomValues', { value: fill, configurable: true, writable: true });
     Object.defineProperty(Crypto.prototype, 'randomUUID', { value: uuid, configurable: true, writable: true });
   }
+  // Console volume is capped at the source: a flood of messages would otherwise queue up in
+  // the DevTools pipe and starve every evaluator call behind it.
+  let consoleCalls = 0;
+  const CONSOLE_CAP = __WM_CONSOLE_CAP__;
+  for (const level of ['log', 'info', 'warn', 'error', 'debug', 'trace', 'dir', 'table']) {
+    const native = console[level];
+    if (typeof native !== 'function') continue;
+    const capped = {
+      [level](...args) { /*__wm_console__*/
+        consoleCalls++;
+        if (consoleCalls <= CONSOLE_CAP) return native.apply(console, args);
+        if (consoleCalls === CONSOLE_CAP + 1) report('__wm:console_flood', String(CONSOLE_CAP));
+      },
+    }[level];
+    console[level] = capped;
+  }
+  // Modal dialogs would block the renderer (and screenshots) until answered: answer at once.
+  window.alert = function alert(msg) { report('__wm:dialog', 'alert'); };
+  window.confirm = function confirm(msg) { report('__wm:dialog', 'confirm'); return false; };
+  window.prompt = function prompt(msg) { report('__wm:dialog', 'prompt'); return null; };
+  // Busy workers run outside page time and can starve the machine: cap how many may start.
+  let workers = 0;
+  for (const name of ['Worker', 'SharedWorker']) {
+    const Native = window[name];
+    if (typeof Native !== 'function') continue;
+    const Capped = function (...args) {
+      if (++workers > __WM_MAX_WORKERS__) {
+        report('__wm:worker_blocked', name);
+        throw new DOMException(`webmend allows ${__WM_MAX_WORKERS__} workers per page`, 'SecurityError');
+      }
+      return new Native(...args);
+    };
+    Object.defineProperty(Capped, 'name', { value: name });
+    Capped.prototype = Native.prototype;
+    window[name] = Capped;
+  }
   window.open = function open(url) { report('__wm:popup', String(url === undefined ? '' : url)); return null; };
   window.close = function close() { report('__wm:close', ''); };
   window.print = function print() { report('__wm:print', ''); };
+  if (window.RTCPeerConnection) {
+    // No UDP leaves the sandbox (launch flags, namespace); this only records the attempt.
+    const Native = window.RTCPeerConnection;
+    const Recorded = function RTCPeerConnection(config, ...rest) {
+      const urls = ((config && config.iceServers) || []).flatMap((s) => [].concat(s.urls || s.url || []));
+      report('__wm:webrtc', urls.map(String).join(' '));
+      return new Native(config, ...rest);
+    };
+    Recorded.prototype = Native.prototype;
+    window.RTCPeerConnection = Recorded;
+    if (window.webkitRTCPeerConnection) window.webkitRTCPeerConnection = Recorded;
+  }
   if (navigator.serviceWorker) {
     const sw = navigator.serviceWorker;
     Object.defineProperty(sw, 'register', {
