@@ -36,7 +36,7 @@ class Limits(_Frozen):
     js_heap_mb: int = 256  # V8 old-space cap per renderer: a memory bomb crashes its renderer
     max_dom_nodes: int = 60_000
     max_console_messages: int = 200  # stored; the rest are only counted
-    max_console_calls: int = 2000  # per document; beyond this console calls are dropped in the page
+    max_console_calls: int = 500  # per document; beyond this console calls are dropped in the page
     max_workers: int = 2  # dedicated + shared workers per document
     max_popups: int = 20
     max_reloads: int = 3

@@ -18,12 +18,13 @@ import numpy as np
 from PIL import Image
 
 from webmend.browser.evidence import PageEvents
-from webmend.browser.network import PAGE_URL, RequestPolicy
+from webmend.browser.network import PAGE_ORIGIN, PAGE_URL, RequestPolicy
 from webmend.config import EvalConfig, Viewport
 
 log = logging.getLogger(__name__)
 
 THUMB_SIZE = (160, 90)
+DOC_SPACING_MS = 100_000_000  # page clocks of successive fresh loads start this far apart
 CLOCK_CHUNK_MS = 2000
 _INIT_JS = resources.files("webmend.browser.assets").joinpath("init.js").read_text()
 _PROBES_JS = resources.files("webmend.browser.assets").joinpath("probes.js").read_text()
@@ -53,7 +54,7 @@ class PageSession:
         self.shared = shared
         self.cfg = shared.cfg
         self.viewport = viewport or shared.cfg.viewport
-        self.vnow = shared.cfg.sandbox.start_time_ms
+        self.doc_start = self.vnow = shared.cfg.sandbox.start_time_ms
         self.context = None
         self.page = None
         self.cdp = None
@@ -63,6 +64,7 @@ class PageSession:
 
     # ---- lifecycle -------------------------------------------------------------------
     async def open(self) -> None:
+        """A new browser context and tab for this page version (no document yet)."""
         cfg = self.cfg
         self.context = await self._browser.new_context(
             viewport={"width": self.viewport.width, "height": self.viewport.height},
@@ -82,12 +84,35 @@ class PageSession:
         self.page = await self.context.new_page()
         self._wire_events(self.page)
         self.cdp = await self.context.new_cdp_session(self.page)
+        self.crashed = False
         if cfg.virtual_time:
-            start = cfg.sandbox.start_time_ms
-            # install() lets fake time flow until paused; starting a little earlier keeps
-            # pause_at(start) in the future, and no timers exist before navigation.
-            await self.page.clock.install(time=start - 10_000)
-            await self.page.clock.pause_at(start)
+            # install() lets fake time flow until paused; starting well before any document's
+            # start keeps every later pause_at() in the future. (Playwright takes seconds.)
+            await self.page.clock.install(time=(cfg.sandbox.start_time_ms - 60_000) / 1000)
+
+    async def load(self, index: int) -> None:
+        """A freshly loaded document with empty storage and the default viewport.
+
+        Document `index` (0 = the probe, i = test case i) starts its page clock at a fixed
+        offset, so what one test case does never shifts the time another one sees.
+        """
+        cfg = self.cfg
+        if self.page is None or self.crashed:
+            await self.close()
+            self.viewport = cfg.viewport
+            await self.open()
+        else:
+            # Reusing the tab keeps the renderer warm; about:blank drops the old document and
+            # its timers before storage is cleared.
+            await self.guard(self.page.goto("about:blank", timeout=0), "blank")
+            await self.guard(self.cdp.send("Storage.clearDataForOrigin", {"origin": PAGE_ORIGIN, "storageTypes": "all"}), "clear storage")
+            if self.viewport != cfg.viewport:
+                await self.set_viewport(cfg.viewport.width, cfg.viewport.height)
+        self._world = self._frame_id = None
+        self.doc_start = cfg.sandbox.start_time_ms + index * DOC_SPACING_MS
+        self.vnow = self.doc_start
+        if cfg.virtual_time:
+            await self.page.clock.pause_at(self.doc_start / 1000)
         self.shared.policy.start_document()
         await self.guard(self.page.goto(PAGE_URL, wait_until="load", timeout=0), "load")
         await self.advance(cfg.limits.load_ms)
@@ -98,7 +123,7 @@ class PageSession:
                 await asyncio.wait_for(self.context.close(), timeout=10)
             except Exception as exc:  # a wedged context must not stop the run
                 log.warning("context close failed: %s", exc)
-            self.context = None
+            self.context = self.page = self.cdp = None
 
     def _wire_events(self, page) -> None:
         ev = self.shared.events
@@ -112,7 +137,8 @@ class PageSession:
     async def _on_dialog(self, dialog) -> None:
         self.shared.events.on_dialog(dialog.type)
         try:
-            await dialog.dismiss()
+            # Leaving must always be allowed; anything else is answered "no".
+            await (dialog.accept() if dialog.type == "beforeunload" else dialog.dismiss())
         except Exception:  # page already gone
             pass
 
@@ -166,7 +192,7 @@ class PageSession:
             if ms:
                 await self._run_clock(ms)
             self.vnow += ms
-            await self.iso("__wm.sync(%d)" % (self.vnow - self.cfg.sandbox.start_time_ms))
+            await self.iso("__wm.sync(%d)" % (self.vnow - self.doc_start))
         elif ms:
             await asyncio.sleep(ms / 1000)
             self.vnow += ms

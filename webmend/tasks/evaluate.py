@@ -13,7 +13,7 @@ from pathlib import Path
 
 from webmend.browser.evidence import PageEvents
 from webmend.browser.network import NetworkLog, RequestPolicy
-from webmend.browser.session import PageShared
+from webmend.browser.session import PageSession, PageShared
 from webmend.browser.worker import BrowserWorker, WallTimeout, get_worker
 from webmend.config import EvalConfig
 from webmend.tasks.probe import run_probe
@@ -77,12 +77,17 @@ def _run(worker: BrowserWorker, html: str, cfg: EvalConfig, cases: list, scale: 
     shared = PageShared(cfg=cfg, policy=policy, events=events, step_wall_s=cfg.limits.step_wall_s * scale)
 
     async def job(browser):
-        probe = await run_probe(browser, shared)
-        if probe.get("load_hang") or probe.get("crash_during") == "load":
-            # Loading is deterministic: every fresh load would hang or crash the same way.
-            why = "page hung during load (infinite loop?)" if probe.get("load_hang") else "renderer crashed during load"
-            return probe, [failed_at_load(case, why) for case in cases]
-        return probe, [await run_test_case(browser, shared, case) for case in cases]
+        session = PageSession(browser, shared)
+        try:
+            await session.open()
+            probe = await run_probe(session)
+            if probe.get("load_hang") or probe.get("crash_during") == "load":
+                # Loading is deterministic: every fresh load would hang or crash the same way.
+                why = "page hung during load (infinite loop?)" if probe.get("load_hang") else "renderer crashed during load"
+                return probe, [failed_at_load(case, why) for case in cases]
+            return probe, [await run_test_case(session, case, i + 1) for i, case in enumerate(cases)]
+        finally:
+            await session.close()
 
     probe, tests = worker.run(job, wall_s=cfg.limits.page_wall_s * scale)
     status, reason, flags = classify(probe, events, net, cfg)

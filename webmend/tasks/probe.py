@@ -18,13 +18,13 @@ CHANGE_EPS = 0.01  # screenshot diff above this counts as a visible change
 TEXT_INPUTS = {"", "text", "search", "email", "url", "tel", "password", "number"}
 
 
-async def run_probe(browser, shared) -> dict:
-    cfg = shared.cfg
-    s = PageSession(browser, shared)
+async def run_probe(s: PageSession) -> dict:
+    """Gather evidence on document 0 of the session (the test cases use the later ones)."""
+    cfg = s.cfg
     ev: dict = {"load_hang": False, "crashed": False, "steps_hung": []}
     try:
         try:
-            await s.open()
+            await s.load(0)
         except PageHung:
             ev["load_hang"] = True
         await _look(s, ev)
@@ -44,8 +44,6 @@ async def run_probe(browser, shared) -> dict:
     except Exception as exc:  # keep what was gathered; the reason is part of the evidence
         log.warning("probe stopped early: %s", exc)
         ev["probe_error"] = f"{type(exc).__name__}: {str(exc).splitlines()[0][:200] if str(exc) else ''}"
-    finally:
-        await s.close()
     return ev
 
 

@@ -371,16 +371,15 @@ def failed_at_load(case: dict, why: str) -> dict:
     return record
 
 
-async def run_test_case(browser, shared, case: dict) -> dict:
-    """Fresh page, then the steps in order; returns the per-test-case record."""
+async def run_test_case(session: PageSession, case: dict, doc_index: int) -> dict:
+    """Fresh document, then the steps in order; returns the per-test-case record."""
     steps = case.get("steps") or []
     record = _new_record(case)
-    session = PageSession(browser, shared)
     index = -1
     # "so far" includes errors thrown while this test case's page loaded
-    errors_at_start = shared.events.error_total
+    errors_at_start = session.shared.events.error_total
     try:
-        await session.open()
+        await session.load(doc_index)
         runner = StepRunner(session, errors_at_start)
         for index, step in enumerate(steps):
             if not isinstance(step, dict):
@@ -396,8 +395,6 @@ async def run_test_case(browser, shared, case: dict) -> dict:
     except Exception as exc:  # a browser-level failure fails this case, not the whole page
         log.warning("test case %s: %s", record["id"], exc)
         _fail(record, index, steps, f"browser error: {_short(exc)}")
-    finally:
-        await session.close()
     return record
 
 

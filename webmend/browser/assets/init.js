@@ -45,16 +45,17 @@
   }
   // Console volume is capped at the source: a flood of messages would otherwise queue up in
   // the DevTools pipe and starve every evaluator call behind it.
-  let consoleCalls = 0;
+  // Each level has its own budget, so a flood of logs cannot hide the page's errors.
   const CONSOLE_CAP = __WM_CONSOLE_CAP__;
   for (const level of ['log', 'info', 'warn', 'error', 'debug', 'trace', 'dir', 'table']) {
     const native = console[level];
     if (typeof native !== 'function') continue;
+    let calls = 0;
     const capped = {
       [level](...args) { /*__wm_console__*/
-        consoleCalls++;
-        if (consoleCalls <= CONSOLE_CAP) return native.apply(console, args);
-        if (consoleCalls === CONSOLE_CAP + 1) report('__wm:console_flood', String(CONSOLE_CAP));
+        calls++;
+        if (calls <= CONSOLE_CAP) return native.apply(console, args);
+        if (calls === CONSOLE_CAP + 1) report('__wm:console_flood', level);
       },
     }[level];
     console[level] = capped;

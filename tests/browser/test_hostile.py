@@ -1,0 +1,109 @@
+"""Hostile pages: each gets a status or flag with evidence, and the worker goes on."""
+
+from __future__ import annotations
+
+from conftest import case, fixture_html
+
+ALIVE = {"action": "assert_js_value", "expression": "1 + 1 === 2", "expected": True}
+
+
+def run(evaluate, name, *cases):
+    return evaluate(fixture_html(f"hostile/{name}.html"), {"id": name, "test_cases": list(cases)})
+
+
+def test_infinite_loop_on_load(evaluate):
+    ev = run(evaluate, "infinite_loop", case(ALIVE))
+    assert ev["status"] == "hang"
+    assert ev["probe"]["load_hang"] and "load" in ev["events"]["hangs"]
+    assert ev["tests"][0]["failed_action"] == "load" and "hung" in ev["tests"][0]["error"]
+    assert "retried" in ev["flags"]
+
+
+def test_infinite_loop_after_click(evaluate):
+    ev = run(evaluate, "loop_after_click",
+             case({"action": "click", "selector": "#start"}, ALIVE, id="loops"),
+             case({"action": "click", "selector": "#ok"}, {"action": "assert_text_contains", "selector": "#out", "text": "ok"}, id="fine"))
+    assert ev["status"] == "hang"
+    loops, fine = ev["tests"]
+    assert not loops["passed"] and "hung" in loops["error"]
+    assert fine["passed"], fine  # the next fresh page works: the worker went on
+
+
+def test_infinite_loop_in_timer(evaluate):
+    ev = run(evaluate, "loop_after_timer", case({"action": "wait", "ms": 1000}, ALIVE))
+    assert ev["status"] == "hang"
+    assert not ev["tests"][0]["passed"]
+
+
+def test_dialogs_are_answered_and_counted(evaluate):
+    ev = run(evaluate, "dialogs", case(ALIVE))
+    assert ev["status"] == "ok" and "dialogs" in ev["flags"]
+    assert ev["events"]["dialogs"] >= 200
+    assert ev["tests"][0]["passed"]
+
+
+def test_popups_are_contained(evaluate):
+    ev = run(evaluate, "popups", case({"action": "click", "selector": "#go"}, ALIVE))
+    assert "popups_blocked" in ev["flags"] and ev["events"]["contained"]["popup"] >= 50
+    assert ev["tests"][0]["passed"]
+
+
+def test_navigation_away_keeps_the_page(evaluate):
+    ev = run(evaluate, "navigate_away", case({"action": "wait", "ms": 1000}, {"action": "assert_js_value", "expression": "location.href === 'https://page.test/'", "expected": True}))
+    assert "navigation_blocked" in ev["flags"]
+    assert any(b["reason"] == "navigation_away" and b["url"].startswith("https://evil.example") for b in ev["network"]["blocked"])
+    assert ev["tests"][0]["passed"]
+
+
+def test_reload_loop_is_stopped(evaluate, cfg):
+    ev = run(evaluate, "reload_loop", case({"action": "wait", "ms": 2000}, ALIVE))
+    assert "reload_loop" in ev["flags"]
+    assert ev["tests"][0]["passed"]
+
+
+def test_memory_bomb_is_contained(evaluate):
+    ev = run(evaluate, "memory_bomb", case({"action": "wait", "ms": 2000}, ALIVE))
+    assert ev["status"] in ("crashed", "hang")
+    assert not ev["tests"][0]["passed"]
+
+
+def test_dom_bomb_is_contained(evaluate):
+    ev = run(evaluate, "dom_bomb", case(ALIVE))
+    assert ev["status"] in ("resource_limit", "crashed", "hang")
+
+
+def test_console_flood_is_capped(evaluate, cfg):
+    ev = run(evaluate, "console_flood", case(ALIVE))
+    assert ev["status"] == "ok"
+    assert "console_flood" in ev["flags"] and "tampering" not in ev["flags"]
+    assert len(ev["events"]["console_errors"]) <= cfg.limits.max_console_messages
+    assert ev["tests"][0]["passed"]
+
+
+def test_cpu_burning_workers_are_capped(evaluate):
+    ev = run(evaluate, "cpu_workers", case({"action": "click", "selector": "#ok"}, {"action": "assert_text_contains", "selector": "#out", "text": "ok"}))
+    assert "workers_blocked" in ev["flags"]
+    assert ev["tests"][0]["passed"], ev["tests"][0]
+
+
+def test_downloads_are_refused(evaluate):
+    ev = run(evaluate, "download", case({"action": "click", "selector": "#go"}, ALIVE))
+    assert "downloads_blocked" in ev["flags"] and ev["events"]["downloads"] > 0
+
+
+def test_tampering_is_detected(evaluate):
+    ev = run(evaluate, "tamper", case({"action": "click", "selector": "#save"}, {"action": "assert_text_contains", "selector": "#status", "text": "saved"}))
+    assert "tampering" in ev["flags"]
+    replaced = set(ev["probe"]["tampering"])
+    assert {"Document.prototype.querySelector", "window.getComputedStyle", "HTMLElement.prototype.innerText", "console.error", "Function.prototype.toString"} <= replaced
+
+
+def test_clean_pages_are_not_flagged_as_tampering(evaluate):
+    ev = evaluate(fixture_html("pages/good_app.html"), None)
+    assert ev["probe"]["tampering"] == [] and "tampering" not in ev["flags"]
+
+
+def test_window_close_and_print_are_contained(evaluate):
+    ev = run(evaluate, "window_close_print", case({"action": "click", "selector": "#go"}, ALIVE))
+    assert ev["events"]["contained"].get("close", 0) > 0 and ev["events"]["contained"].get("print", 0) > 0
+    assert ev["tests"][0]["passed"]
