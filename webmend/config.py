@@ -78,6 +78,7 @@ class EvalConfig(_Frozen):
     screenshot_change_threshold: float = 0.95
     cdn_dir: str | None = None  # None: WEBMEND_CDN_DIR or ~/.cache/webmend/cdn
     virtual_time: bool = True  # off only for the benchmark baseline
+    reuse_browser: bool = True  # off only for the benchmark baseline: a browser per page
     min_page_chars: int = 40
     probe_controls: int = Field(default=12, description="controls clicked by the probe when no tests exist")
 

@@ -176,7 +176,20 @@ class PageSession:
             if self.crashed or "crash" in str(exc).lower():
                 self.crashed = True
                 raise PageCrashed(what) from exc
+            # A Playwright action that timed out may mean the renderer is stuck in a loop the
+            # action itself started: tell the two apart with a trivial evaluation.
+            if "Timeout" in str(exc) and not await self._answers():
+                self.shared.events.hangs.append(what)
+                await self._stop_scripts()
+                raise PageHung(what) from None
             raise
+
+    async def _answers(self, wait_s: float = 1.0) -> bool:
+        try:
+            await asyncio.wait_for(self.cdp.send("Runtime.evaluate", {"expression": "0"}), timeout=wait_s)
+            return True
+        except Exception:
+            return False
 
     async def _stop_scripts(self) -> None:
         """Terminate the running script so the renderer answers again."""

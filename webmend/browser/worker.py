@@ -55,7 +55,12 @@ class BrowserWorker:
 
     async def _run(self, job):
         browser = await self._ensure_browser()
-        return await job(browser)
+        try:
+            return await job(browser)
+        finally:
+            if not self.cfg.reuse_browser:
+                self._browser = None
+                await browser.close()
 
     async def _ensure_browser(self):
         if self._browser is not None and self._browser.is_connected():

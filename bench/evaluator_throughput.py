@@ -1,0 +1,118 @@
+"""Evaluator throughput on the committed benchmark corpus (data/bench), against a baseline.
+
+Baseline = the same runner with browser reuse and virtual time switched off (a browser per page,
+real sleeping in waits). Both run with the same number of worker processes, one after the other,
+in this one invocation, and the ratios are printed. --quick runs the baseline on a stratified
+subset (one page per family), since real-time waits make it slow.
+
+CPU seconds are machine-wide (from /proc/stat), so run it on an otherwise idle machine.
+
+    .venv/bin/python bench/evaluator_throughput.py [--quick] [--workers 2] [--limit N]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+import tempfile
+import time
+from collections import defaultdict
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from webmend.config import EvalConfig  # noqa: E402
+from webmend.tasks.inputs import iter_pages, load_items  # noqa: E402
+from webmend.tasks.run import iter_records, run_evaluation  # noqa: E402
+
+BENCH = ROOT / "data" / "bench"
+THREE_D = "three_d_webgl"
+
+
+def busy_cpu_seconds() -> float:
+    with open("/proc/stat") as fh:
+        fields = [int(x) for x in fh.readline().split()[1:]]
+    idle = fields[3] + fields[4]  # idle + iowait
+    return (sum(fields[:8]) - idle) / os.sysconf("SC_CLK_TCK")
+
+
+def run(paths: list[Path], items: dict, cfg: EvalConfig, workers: int) -> dict:
+    with tempfile.TemporaryDirectory(prefix="webmend-bench-") as out:
+        cpu0, t0 = busy_cpu_seconds(), time.perf_counter()
+        run_evaluation(iter_pages(paths), items, cfg, out, workers=workers)
+        wall, cpu = time.perf_counter() - t0, busy_cpu_seconds() - cpu0
+        records = list(iter_records(Path(out) / "results.jsonl"))
+    fam = defaultdict(lambda: {"pages": 0, "elapsed_s": 0.0})
+    for rec in records:
+        key = THREE_D if (rec.get("item") or {}).get("category") == THREE_D else "other"
+        fam[key]["pages"] += 1
+        fam[key]["elapsed_s"] += rec["elapsed_s"]
+    n = len(records)
+    return {
+        "pages": n,
+        "wall_s": round(wall, 2),
+        "pages_per_min": round(n / wall * 60, 2),
+        "cpu_s_per_page": round(cpu / n, 3),
+        "mean_page_s": {k: round(v["elapsed_s"] / v["pages"], 3) for k, v in fam.items()},
+        "statuses": _count(r["status"] for r in records),
+        "scores": {r["id"]: (r["score"] or {}).get("total") for r in records},
+    }
+
+
+def _count(values) -> dict:
+    out: dict = {}
+    for v in values:
+        out[v] = out.get(v, 0) + 1
+    return out
+
+
+def stratified(paths: list[Path], items: dict) -> list[Path]:
+    seen, subset = set(), []
+    for p in paths:
+        fam = (items.get(p.stem) or {}).get("category")
+        if fam not in seen:
+            seen.add(fam)
+            subset.append(p)
+    return subset
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--quick", action="store_true", help="baseline on one page per family")
+    ap.add_argument("--workers", type=int, default=2)
+    ap.add_argument("--limit", type=int, default=0, help="only the first N pages (smoke runs)")
+    ap.add_argument("--json", help="also write the figures to this file")
+    args = ap.parse_args()
+    items = load_items(BENCH / "items.jsonl")
+    paths = sorted((BENCH / "pages").glob("*.html"))
+    if args.limit:
+        paths = paths[: args.limit]
+    cfg = EvalConfig()
+    base_cfg = cfg.model_copy(update={"virtual_time": False, "reuse_browser": False})
+    base_paths = stratified(paths, items) if args.quick else paths
+    fast = run(paths, items, cfg, args.workers)
+    fast_on_subset = run(base_paths, items, cfg, args.workers) if args.quick else fast
+    base = run(base_paths, items, base_cfg, args.workers)
+    report = {
+        "corpus_pages": len(paths),
+        "test_cases": sum(len((items.get(p.stem) or {}).get("test_cases", [])) for p in paths),
+        "workers": args.workers,
+        "fast": {k: v for k, v in fast.items() if k != "scores"},
+        "baseline_subset": [p.stem for p in base_paths] if args.quick else "all",
+        "fast_on_baseline_pages": {k: v for k, v in fast_on_subset.items() if k != "scores"},
+        "baseline": {k: v for k, v in base.items() if k != "scores"},
+        "speedup_pages_per_min": round(fast_on_subset["pages_per_min"] / base["pages_per_min"], 2),
+        "cpu_ratio_baseline_over_fast": round(base["cpu_s_per_page"] / fast_on_subset["cpu_s_per_page"], 2),
+        "target_pages_per_min": 30,
+        "meets_target": fast["pages_per_min"] >= 30,
+    }
+    print(json.dumps(report, indent=2))
+    if args.json:
+        Path(args.json).write_text(json.dumps(report, indent=2) + "\n")
+
+
+if __name__ == "__main__":
+    main()
