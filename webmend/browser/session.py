@@ -114,8 +114,24 @@ class PageSession:
         if cfg.virtual_time:
             await self.page.clock.pause_at(self.doc_start / 1000)
         self.shared.policy.start_document()
-        await self.guard(self.page.goto(PAGE_URL, wait_until="load", timeout=0), "load")
+        # Wait for whichever document ends up loaded: a page that reloads itself replaces the
+        # navigation goto() started, so waiting on that navigation would never finish.
+        await self.guard(self.page.goto(PAGE_URL, wait_until="commit", timeout=0), "load")
+        await self.guard(self._until_complete(), "load")
         await self.advance(cfg.limits.load_ms)
+
+    async def _until_complete(self) -> None:
+        """Poll the document's readyState ourselves: Playwright's load tracking waits forever
+        when a page's own reload navigation is cancelled (the 204 answer of a reload loop)."""
+        while True:
+            try:
+                res = await self.cdp.send("Runtime.evaluate", {"expression": "document.readyState", "returnByValue": True})
+                if res.get("result", {}).get("value") == "complete":
+                    return
+            except Exception as exc:  # the document is being replaced; ask again
+                if "crash" in str(exc).lower():
+                    raise
+            await asyncio.sleep(0.02)
 
     async def close(self) -> None:
         if self.context is not None:

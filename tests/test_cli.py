@@ -1,0 +1,111 @@
+"""End to end through the CLI: one record per input in order, valid against the contract,
+resumable after a torn write, and rescorable without a browser."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+import jsonschema
+import pytest
+
+from conftest import FIXTURES, ROOT
+
+SCHEMA_DIR = ROOT / "webmend" / "schemas"
+GOOD = (FIXTURES / "pages" / "good_app.html").read_text()
+
+
+def webmend(*args, cwd):
+    return subprocess.run([sys.executable, "-m", "webmend.cli", *args], cwd=cwd, capture_output=True, text=True, timeout=900)
+
+
+@pytest.fixture(scope="module")
+def corpus(tmp_path_factory):
+    d = tmp_path_factory.mktemp("corpus")
+    pages = d / "pages"
+    pages.mkdir()
+    (pages / "good_app.html").write_text(GOOD)
+    (pages / "tiny.html").write_text("<html><body>hi</body></html>")
+    (pages / "latin1.html").write_bytes("<!doctype html><html><head><meta charset='iso-8859-1'><title>Café</title></head><body><h1>Crème brûlée für alle</h1><p>Olé olé olé, un café très chaud.</p></body></html>".encode("latin-1"))
+    responses = [
+        {"id": "good_app#1", "prompt": "todo", "response": "Here you go:\n```html\n" + GOOD + "\n```\nEnjoy!"},
+        {"id": "refusal", "response": "I'm sorry, but I can't help with that request."},
+        {"id": "empty", "response": "   "},
+        {"id": "cut", "response": "```html\n<!DOCTYPE html><html><head><title>cut</title></head><body><h1>Half</h1><p>This page was cut off in the middle of"},
+    ]
+    lines = [json.dumps(r) for r in responses[:2]] + ["{broken json"] + [json.dumps(r) for r in responses[2:]]
+    (d / "responses.jsonl").write_text("\n".join(lines) + "\n")
+    item = {"id": "good_app", "category": "apps_tools", "difficulty": "easy", "has_interaction": True, "test_cases": [
+        {"id": "tc_01", "weight": 2, "steps": [{"action": "type", "selector": "#new-todo", "text": "a"}, {"action": "click", "selector": "#add"},
+                                               {"action": "assert_count", "selector": ".todo-item", "eq": 1}]},
+        {"id": "tc_02", "weight": 3, "steps": [{"action": "assert_js_value", "expression": "false", "expected": True}]},
+    ]}
+    (d / "items.jsonl").write_text(json.dumps(item) + "\n")
+    out = d / "out"
+    res = webmend("evaluate", str(pages), "--responses", str(d / "responses.jsonl"), "--tests", str(d / "items.jsonl"), "--out", str(out), "--workers", "2", cwd=d)
+    assert res.returncode == 0, res.stderr
+    return d, out
+
+
+def records(out):
+    return [json.loads(line) for line in (out / "results.jsonl").read_text().splitlines()]
+
+
+def test_one_valid_record_per_input_in_order(corpus):
+    _, out = corpus
+    recs = records(out)
+    schema = json.loads((SCHEMA_DIR / "result.schema.json").read_text())
+    for rec in recs:
+        jsonschema.validate(rec, schema)
+    assert [r["index"] for r in recs] == list(range(8))
+    got = [(r["id"], r["status"]) for r in recs]
+    assert got == [("good_app", "ok"), ("latin1", "ok"), ("tiny", "trivial"), ("good_app#1", "ok"), ("refusal", "no_html"),
+                   ("line-3", "malformed_input"), ("empty", "empty"), ("cut", "ok")]
+    by_id = {r["id"]: r for r in recs}
+    assert "fenced" in by_id["good_app#1"]["flags"] and "truncated" in by_id["cut"]["flags"]
+    assert "decoded" in by_id["latin1"]["flags"] and by_id["latin1"]["encoding"]
+    assert by_id["refusal"]["score"] is None and by_id["refusal"]["reason"]
+    assert [t["passed"] for t in by_id["good_app"]["tests"]] == [True, False]
+    assert by_id["good_app"]["tests"][1]["failed_step"] == 0
+    assert by_id["good_app#1"]["tests"] == by_id["good_app"]["tests"]  # sample ids match their prompt's item
+    assert by_id["good_app"]["score"]["functionality"] == pytest.approx(55 * 2 / 5)
+    assert by_id["good_app"]["chromium_version"] and by_id["good_app"]["playwright_version"]
+    summary = json.loads((out / "summary.json").read_text())
+    jsonschema.validate(summary, json.loads((SCHEMA_DIR / "summary.schema.json").read_text()))
+    assert summary["pages"] == 8 and summary["pages_by_status"]["ok"] == 4
+    assert summary["pass_rate_by_category"]["apps_tools"]["rate"] == pytest.approx(0.4)
+
+
+def test_resume_after_a_torn_write(corpus, tmp_path):
+    d, out = corpus
+    full = records(out)
+    resumed = tmp_path / "resumed"
+    resumed.mkdir()
+    text = (out / "results.jsonl").read_text().splitlines(keepends=True)
+    (resumed / "results.jsonl").write_text("".join(text[:5]) + text[5][:40])  # crash mid-line
+    res = webmend("evaluate", str(d / "pages"), "--responses", str(d / "responses.jsonl"), "--tests", str(d / "items.jsonl"), "--out", str(resumed), cwd=d)
+    assert res.returncode == 0, res.stderr
+    again = records(resumed)
+    strip = lambda rs: [{k: v for k, v in r.items() if k not in ("elapsed_s", "evidence")} for r in rs]  # noqa: E731
+    assert strip(again) == strip(full)
+
+
+def test_rescore_recomputes_from_evidence(corpus, tmp_path):
+    _, out = corpus
+    copy = tmp_path / "copy"
+    copy.mkdir()
+    (copy / "results.jsonl").write_text((out / "results.jsonl").read_text())
+    cfg = tmp_path / "cfg.toml"
+    cfg.write_text("[bands]\nhigh_from = 99.5\n")
+    res = webmend("rescore", str(copy), "--config", str(cfg), cwd=tmp_path)
+    assert res.returncode == 0, res.stderr
+    before, after = records(out), records(copy)
+    assert [r["score"] for r in after] == [r["score"] for r in before]
+    assert all(r["state"] in (None, "Low", "Mid") for r in after)
+
+
+def test_bad_invocations_exit_2(tmp_path):
+    assert webmend("evaluate", cwd=tmp_path).returncode == 2
+    assert webmend("evaluate", "--responses", str(tmp_path / "none.jsonl"), cwd=tmp_path).returncode == 2
+    assert webmend("rescore", str(tmp_path), cwd=tmp_path).returncode == 2
