@@ -15,6 +15,8 @@ log = logging.getLogger(__name__)
 
 PROBE_KEYS = ("ArrowRight", "ArrowUp", "Space", "Enter")
 CHANGE_EPS = 0.01  # screenshot diff above this counts as a visible change
+HOVER_EPS = 0.0005  # hover feedback is small: a button's colour on a 160x90 thumbnail
+BLUR = "document.activeElement && document.activeElement.blur && document.activeElement.blur(), true"
 TEXT_INPUTS = {"", "text", "search", "email", "url", "tel", "password", "number"}
 
 
@@ -94,9 +96,19 @@ async def _controls(s: PageSession, ev: dict, limit: int, pixels: bool) -> None:
 async def _try_control(s: PageSession, c: dict, pixels: bool) -> dict:
     out = {"selector": c["selector"], "tag": c["tag"], "type": c["type"], "text": c["text"], "responded": False}
     is_text = c["tag"] == "textarea" or (c["tag"] == "input" and c["type"] in TEXT_INPUTS)
+    loc = s.page.locator(c["selector"]).first
     try:
-        sig, thumb = await s.iso("__wm.signature()"), await s.thumb()
-        await _use(s, s.page.locator(c["selector"]).first, c, is_text)
+        await s.iso(BLUR)  # a focus ring leaving the previous control is not this control's doing
+        if not is_text:
+            # Hover first, so the before/after pair isolates the click from hover styling
+            # (and from the previous control losing its hover state).
+            hover_before = await s.thumb() if pixels else None
+            await s.guard(loc.hover(timeout=1000), "hover")
+            await s.advance(s.cfg.limits.settle_ms)
+            if pixels:
+                out["hover_changed"] = screenshot_diff(hover_before, await s.thumb()) > HOVER_EPS
+        sig, thumb = await s.iso("__wm.signature()"), (await s.thumb() if pixels else None)
+        await _use(s, loc, c, is_text)
         await s.advance(s.cfg.limits.settle_ms * 3)
         out["responded"] = await _changed(s, sig, thumb, use_pixels=pixels and not is_text)
     except PageHung:
@@ -120,7 +132,7 @@ async def _use(s: PageSession, loc, c: dict, is_text: bool) -> None:
 
 
 async def _keys(s: PageSession, ev: dict, pixels: bool) -> None:
-    await s.iso("document.activeElement && document.activeElement.blur && document.activeElement.blur(), true")
+    await s.iso(BLUR)
     worked = []
     for key in PROBE_KEYS:
         try:
