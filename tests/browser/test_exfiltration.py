@@ -108,6 +108,20 @@ GO = {"id": "go", "test_cases": [case(
 )]}
 
 
+def test_the_sink_counts_what_reaches_it(sink):
+    before = sink.connections
+    _poke(sink.port)
+    assert sink.connections == before + 1
+
+
+def _poke(port: int) -> None:
+    with socket.create_connection(("127.0.0.1", port), timeout=5):
+        pass
+    import time
+
+    time.sleep(0.2)  # let the accept thread count it
+
+
 def test_every_channel_has_a_fixture():
     assert sorted(p.stem for p in (FIXTURES / "exfil").glob("*.html")) == sorted(EXPECTED)
 

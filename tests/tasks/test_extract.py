@@ -560,3 +560,23 @@ def test_five_megabyte_bytes_are_fast():
     assert time.process_time() - start < 5
     assert result.status == "ok"
     assert "decoded_cp1252" in result.flags
+
+
+def test_separate_css_and_js_blocks_are_inlined_where_the_page_links_them():
+    answer = (
+        "Here is the page:\n```html\n<!DOCTYPE html><html><head><title>T</title>"
+        '<link rel="stylesheet" href="style.css"></head><body><h1>Hi there, world</h1>'
+        '<script src="app.js"></script></body></html>\n```\n'
+        "```css\nh1 { color: red; }\n```\n```javascript\ndocument.title = '</script>';\n```\n"
+    )
+    result = extract_page(answer)
+    assert "separate_assets" in result.flags and "assets_inlined" in result.flags
+    assert "<style>\nh1 { color: red; }\n" in result.html
+    assert "document.title = '<\\/script>';" in result.html
+    assert 'href="style.css"' not in result.html and 'src="app.js"' not in result.html
+
+
+def test_blocks_without_a_local_link_are_not_guessed_into_the_page():
+    answer = "```html\n<!DOCTYPE html><html><body><h1>Title of page</h1><p>text text</p></body></html>\n```\n```css\nh1{}\n```"
+    result = extract_page(answer)
+    assert "separate_assets" in result.flags and "assets_inlined" not in result.flags

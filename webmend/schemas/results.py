@@ -33,7 +33,7 @@ FAILURE_STATUSES = ("timeout", "error")
 
 Flag = Literal[
     "truncated", "fragment", "fenced", "prose_around", "think_block", "multiple_documents",
-    "separate_assets", "decoded", "tampering", "console_flood", "dialogs", "popups_blocked",
+    "separate_assets", "assets_inlined", "decoded", "tampering", "console_flood", "dialogs", "popups_blocked",
     "downloads_blocked", "service_worker_blocked", "network_blocked", "navigation_blocked",
     "reload_loop", "local_file_blocked", "webrtc_blocked", "workers_blocked", "cdn_miss", "retried", "no_test_item",
 ]

@@ -45,6 +45,7 @@ EXTRACT_FLAGS = (
     "prose_around",
     "multiple_documents",
     "separate_assets",
+    "assets_inlined",
     "truncated",
     "fragment",
 )
@@ -848,10 +849,37 @@ def _judge(text: str, scan: _Scan, flags: set[str], encoding: str | None, min_ch
     chosen = _pick(scan.candidates)
     html = text[chosen.start : chosen.end].strip()
     flags.update(_candidate_flags(text, scan, chosen, html))
+    if "separate_assets" in flags:
+        html, inlined = _inline_assets(html, text, _live_fences(scan))
+        if inlined:
+            flags.add("assets_inlined")
     reason = _trivial_reason(html, min_chars)
     if reason is not None:
         return _result("trivial", reason, flags, encoding, html)
     return _result("ok", _ok_reason(chosen, flags), flags, encoding, html)
+
+
+_LOCAL_CSS = re.compile(r"<link\b[^>]*\bhref\s*=\s*[\"']?(?![a-z]+:|//)([^\"'\s>]+\.css)[^>]*>", re.I)
+_LOCAL_JS = re.compile(r"<script\b[^>]*\bsrc\s*=\s*[\"']?(?![a-z]+:|//)([^\"'\s>]+\.js)[^>]*>\s*</script>", re.I)
+
+
+def _inline_assets(html: str, text: str, fences: list[_Fence]) -> tuple[str, bool]:
+    """Put the answer's separate CSS/JS blocks where the page links local files, as a user
+    saving the files side by side would get. Only links to local files are replaced, and only
+    when there is exactly one block of that kind, so nothing is guessed."""
+    inlined = False
+    for kind, pattern, wrap in (
+        ("css", _LOCAL_CSS, lambda body: f"<style>\n{body}\n</style>"),
+        ("js", _LOCAL_JS, lambda body: f"<script>\n{body}\n</script>"),
+    ):
+        blocks = [text[f.start : f.end] for f in fences if f.kind == kind]
+        links = pattern.findall(html)
+        if len(blocks) == 1 and len(links) == 1:
+            tag = "style" if kind == "css" else "script"
+            body = blocks[0].replace(f"</{tag}", f"<\\/{tag}")  # keep the block inside its element
+            html = pattern.sub(lambda _m: wrap(body), html, count=1)
+            inlined = True
+    return html, inlined
 
 
 def _candidate_flags(text: str, scan: _Scan, chosen: _Candidate, html: str) -> set[str]:
