@@ -107,3 +107,18 @@ def test_window_close_and_print_are_contained(evaluate):
     ev = run(evaluate, "window_close_print", case({"action": "click", "selector": "#go"}, ALIVE))
     assert ev["events"]["contained"].get("close", 0) > 0 and ev["events"]["contained"].get("print", 0) > 0
     assert ev["tests"][0]["passed"]
+
+
+def test_text_addressed_to_a_judge_changes_nothing_but_text(evaluate, cfg):
+    from webmend.tasks.scoring import score
+
+    item = {"id": "j", "test_cases": [case({"action": "click", "selector": "#show"}, {"action": "assert_visible", "selector": "#count"})]}
+    injected = evaluate(fixture_html("hostile/judge_injection.html"), item)
+    clean = evaluate(fixture_html("hostile/judge_injection_clean.html"), item)
+    a, b = score(injected, cfg, True), score(clean, cfg, True)
+    # Fast mode reads no page text as instructions: only the extra visible paragraph may move the
+    # visual estimate a little; nothing can lift the page towards the maximum.
+    for dim in ("rendering", "functionality", "interaction", "code_quality"):
+        assert a[dim] == b[dim], dim
+    assert abs(a["visual_design"] - b["visual_design"]) < 1.0
+    assert a["total"] < 90

@@ -14,7 +14,7 @@ def evidence(**over):
     probe = {
         "blank": False, "doc": {"textChars": 500}, "canvases": [],
         "design": {"textElements": 20, "lowContrast": 0, "smallText": 0, "fontFamilies": 2, "defaultFont": False,
-                   "fontSizes": 4, "backgrounds": 4, "overlaps": 0, "cssRules": 40, "hoverRules": 3, "mediaRules": 1, "bodyMargin": 0},
+                   "fontSizes": 4, "backgrounds": 4, "overlaps": 0, "cssRules": 60, "hoverRules": 4, "mediaRules": 1, "bodyMargin": 0},
         "overflow_desktop": {"overflowing": False}, "overflow_mobile": {"overflowing": False},
         "motion_diff": 0.0, "motion_late_diff": 0.0,
         "controls": [{"responded": True}, {"responded": True}], "keys_responsive": [],

@@ -92,11 +92,7 @@ class RequestPolicy:
                 "served": served.served,
                 "substitution": served.substitution,
             }
-            await route.fulfill(
-                status=200,
-                body=served.body,
-                headers={"content-type": served.content_type, "access-control-allow-origin": "*"},
-            )
+            await route.fulfill(status=200, body=served.body, headers=served.headers())
             return
         if _looks_like_cdn(url):
             self.log.cdn_misses.append(redact_url(url))

@@ -86,9 +86,10 @@ class PageSession:
         self.cdp = await self.context.new_cdp_session(self.page)
         self.crashed = False
         if cfg.virtual_time:
-            # install() lets fake time flow until paused; starting well before any document's
-            # start keeps every later pause_at() in the future. (Playwright takes seconds.)
-            await self.page.clock.install(time=(cfg.sandbox.start_time_ms - 60_000) / 1000)
+            # No install(): between install() and the first pause, fake time follows real time,
+            # and that leaks into performance.now(). A first pause_at() installs the clock
+            # already paused. (Playwright takes seconds.)
+            await self.page.clock.pause_at(cfg.sandbox.start_time_ms / 1000)
 
     async def load(self, index: int) -> None:
         """A freshly loaded document with empty storage and the default viewport.

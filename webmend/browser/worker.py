@@ -25,6 +25,10 @@ class WallTimeout(Exception):
     """A whole page exceeded its wall-clock cap."""
 
 
+class BrowserDied(Exception):
+    """Chromium went away while a page was being evaluated (killed, crashed)."""
+
+
 class BrowserWorker:
     def __init__(self, cfg: EvalConfig):
         self.cfg = cfg
@@ -57,6 +61,10 @@ class BrowserWorker:
         browser = await self._ensure_browser()
         try:
             return await job(browser)
+        except Exception as exc:
+            if not browser.is_connected():
+                raise BrowserDied(str(exc).splitlines()[0] if str(exc) else type(exc).__name__) from exc
+            raise
         finally:
             if not self.cfg.reuse_browser:
                 self._browser = None

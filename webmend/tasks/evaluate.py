@@ -14,7 +14,7 @@ from pathlib import Path
 from webmend.browser.evidence import PageEvents
 from webmend.browser.network import NetworkLog, RequestPolicy
 from webmend.browser.session import PageSession, PageShared
-from webmend.browser.worker import BrowserWorker, WallTimeout, get_worker
+from webmend.browser.worker import BrowserDied, BrowserWorker, WallTimeout, get_worker
 from webmend.config import EvalConfig
 from webmend.tasks.probe import run_probe
 from webmend.tasks.static_facts import static_facts
@@ -53,7 +53,7 @@ def evaluate_page(html: str, cfg: EvalConfig, item: dict | None = None, worker: 
     result = None
     for scale in (1, 2):
         try:
-            result = _run(worker, html, cfg, cases, scale)
+            result = _run_once(worker, html, cfg, cases, scale)
         except WallTimeout as exc:
             log.warning("page timed out (budget x%d): %s", scale, exc)
             continue
@@ -67,6 +67,15 @@ def evaluate_page(html: str, cfg: EvalConfig, item: dict | None = None, worker: 
         result["flags"].append("retried")
     result["elapsed_s"] = time.perf_counter() - started
     return result
+
+
+def _run_once(worker: BrowserWorker, html: str, cfg: EvalConfig, cases: list, scale: int) -> dict:
+    """One attempt; a browser that died under the page is replaced and the page run again."""
+    try:
+        return _run(worker, html, cfg, cases, scale)
+    except BrowserDied as exc:
+        log.warning("browser died during a page (%s); relaunching and retrying", exc)
+        return _run(worker, html, cfg, cases, scale)
 
 
 def _run(worker: BrowserWorker, html: str, cfg: EvalConfig, cases: list, scale: int) -> dict:

@@ -4,6 +4,7 @@ key response, design features and tampering. Scores read this; it never decides 
 
 from __future__ import annotations
 
+import json
 import logging
 
 from webmend.browser.session import PageCrashed, PageHung, PageSession
@@ -15,7 +16,6 @@ log = logging.getLogger(__name__)
 
 PROBE_KEYS = ("ArrowRight", "ArrowUp", "Space", "Enter")
 CHANGE_EPS = 0.01  # screenshot diff above this counts as a visible change
-HOVER_EPS = 0.0005  # hover feedback is small: a button's colour on a 160x90 thumbnail
 BLUR = "document.activeElement && document.activeElement.blur && document.activeElement.blur(), true"
 TEXT_INPUTS = {"", "text", "search", "email", "url", "tel", "password", "number"}
 
@@ -33,7 +33,9 @@ async def run_probe(s: PageSession) -> dict:
         await _mobile(s, ev)
         # On a page that animates by itself, pixels change without any input: only DOM
         # changes can then show that a control or key did something.
-        pixels = max(ev["motion_diff"], ev["motion_late_diff"]) <= CHANGE_EPS
+        # Without a visible canvas every visible change is a DOM change, so pixels add nothing.
+        canvas = any(c.get("visible") for c in ev.get("canvases") or [])
+        pixels = canvas and max(ev["motion_diff"], ev["motion_late_diff"]) <= CHANGE_EPS
         await _controls(s, ev, cfg.probe_controls, pixels)
         await _keys(s, ev, pixels)
         ev["tampering"] = await find_tampering(s)
@@ -97,16 +99,16 @@ async def _try_control(s: PageSession, c: dict, pixels: bool) -> dict:
     out = {"selector": c["selector"], "tag": c["tag"], "type": c["type"], "text": c["text"], "responded": False}
     is_text = c["tag"] == "textarea" or (c["tag"] == "input" and c["type"] in TEXT_INPUTS)
     loc = s.page.locator(c["selector"]).first
+    sel = json.dumps(c["selector"])
     try:
         await s.iso(BLUR)  # a focus ring leaving the previous control is not this control's doing
         if not is_text:
             # Hover first, so the before/after pair isolates the click from hover styling
             # (and from the previous control losing its hover state).
-            hover_before = await s.thumb() if pixels else None
+            look = await s.iso(f"__wm.look({sel})")
             await s.guard(loc.hover(timeout=1000), "hover")
             await s.advance(s.cfg.limits.settle_ms)
-            if pixels:
-                out["hover_changed"] = screenshot_diff(hover_before, await s.thumb()) > HOVER_EPS
+            out["hover_changed"] = await s.iso(f"__wm.look({sel})") != look
         sig, thumb = await s.iso("__wm.signature()"), (await s.thumb() if pixels else None)
         await _use(s, loc, c, is_text)
         await s.advance(s.cfg.limits.settle_ms * 3)
@@ -136,7 +138,7 @@ async def _keys(s: PageSession, ev: dict, pixels: bool) -> None:
     worked = []
     for key in PROBE_KEYS:
         try:
-            sig, thumb = await s.iso("__wm.signature()"), await s.thumb()
+            sig, thumb = await s.iso("__wm.signature()"), (await s.thumb() if pixels else None)
             await s.guard(s.page.keyboard.press(normalize_key(key)), f"press {key}")
             await s.advance(s.cfg.limits.settle_ms * 3)
             if await _changed(s, sig, thumb, use_pixels=pixels):

@@ -6,9 +6,11 @@ config. `webmend rescore` reruns exactly this on stored results. Rules: docs/sco
 
 from __future__ import annotations
 
+import math
+
 from webmend.config import EvalConfig
 
-SCORING_VERSION = "1"
+SCORING_VERSION = "1"  # bump whenever a rule below changes
 SCORED_STATUSES = ("ok", "hang", "crashed", "resource_limit")
 MOTION_EPS = 0.01
 
@@ -57,26 +59,31 @@ def rendering(ev: dict, status: str) -> float:
 
 
 def visual_design_estimate(ev: dict) -> float:
-    """Deterministic stand-in for the visual judge, built from computed-style evidence."""
+    """Deterministic stand-in for the visual judge, built from computed-style evidence.
+
+    Presentation (styling, type, palette, responsiveness) is scaled by legibility: text that
+    cannot be read or that overlaps other text spoils a design however much CSS it has.
+    """
     probe, facts = ev.get("probe") or {}, ev.get("static") or {}
     d = probe.get("design")
     if not d or _visible(probe) == 0:
         return 0.0
     n = max(1, d["textElements"])
     bgs = d["backgrounds"]
-    features = {
-        "styled": (0.15, _clamp(d["cssRules"] / 12)),
+    presentation = {
+        "styled": (0.15, _clamp(math.log1p(d["cssRules"]) / math.log(61))),
         "viewport": (0.10, 1.0 if facts.get("has_viewport_meta") else 0.0),
         "font": (0.10, 0.0 if d["defaultFont"] else 1.0),
-        "contrast": (0.15, _clamp(1 - 2 * d["lowContrast"] / n)),
-        "text_size": (0.05, _clamp(1 - 2 * d["smallText"] / n)),
-        "no_overlap": (0.10, _clamp(1 - d["overlaps"] / max(3.0, 0.1 * n))),
         "mobile": (0.10, _overflow_ok(probe, "overflow_mobile")),
         "palette": (0.10, 0.0 if bgs == 0 else 0.4 if bgs == 1 else 1.0 if bgs <= 14 else 0.6),
         "hierarchy": (0.10, _clamp((d["fontSizes"] - 1) / 3)),
-        "hover": (0.05, 1.0 if d["hoverRules"] else 0.0),
+        "hover": (0.05, _clamp(d["hoverRules"] / 4)),
     }
-    return sum(w * v for w, v in features.values())
+    weight = sum(w for w, _ in presentation.values())
+    look = sum(w * v for w, v in presentation.values()) / weight
+    legible = _clamp(1 - d["lowContrast"] / n) * (1 - 0.5 * _clamp(d["smallText"] / n))
+    intact = _clamp(1 - d["overlaps"] / max(3.0, 0.2 * n))
+    return look * (0.3 + 0.7 * legible * intact)
 
 
 def _controls(probe: dict) -> tuple[int, int]:

@@ -2,6 +2,7 @@
 // so a page that overrides built-ins cannot change what these probes report.
 var __wm = (() => {
   const born = new WeakMap();
+  let lastSync = 0;
   const visible = (el) => {
     const r = el.getBoundingClientRect();
     if (r.width <= 0 || r.height <= 0) return false;
@@ -43,12 +44,15 @@ var __wm = (() => {
   return {
     // Drive CSS animations and transitions from page time: pause each one and seek it to
     // the virtual time elapsed since we first saw it.
+    // An animation first seen now is taken to have started at the previous sync (page time),
+    // never at a wall-clock-dependent moment, so its position is the same on every run.
     sync(now) {
       let n = 0;
       for (const a of document.getAnimations()) {
-        if (!born.has(a)) { born.set(a, now - (a.currentTime || 0)); }
+        if (!born.has(a)) born.set(a, lastSync);
         try { a.pause(); a.currentTime = Math.max(0, now - born.get(a)); n++; } catch (e) { /* finished or detached */ }
       }
+      lastSync = now;
       return n;
     },
     doc() {
@@ -67,6 +71,14 @@ var __wm = (() => {
       if (!body) return '';
       const vals = Array.from(document.querySelectorAll('input,select,textarea'), (e) => e.type === 'checkbox' || e.type === 'radio' ? String(e.checked) : e.value).join('\u0001');
       return hash(body.innerHTML) + ':' + hash(vals) + ':' + (document.documentElement.scrollTop | 0);
+    },
+    // The computed look of one element: hover feedback without a screenshot.
+    look(selector) {
+      const el = document.querySelector(selector);
+      if (!el) return '';
+      const c = getComputedStyle(el);
+      return [c.color, c.backgroundColor, c.backgroundImage, c.borderColor, c.boxShadow, c.transform,
+        c.opacity, c.textDecorationLine, c.outlineStyle, c.filter, c.cursor].join('|');
     },
     overflow() {
       const de = document.documentElement;
@@ -173,6 +185,7 @@ var __wm = (() => {
       let overlaps = 0;
       for (let i = 0; i < boxes.length && i < 150; i++) {
         for (let j = i + 1; j < boxes.length && j < 150; j++) {
+          if (uniq[i].contains(uniq[j]) || uniq[j].contains(uniq[i])) continue;  // nesting is not overlap
           const a = boxes[i], b = boxes[j];
           const w = Math.min(a[2], b[2]) - Math.max(a[0], b[0]);
           const h = Math.min(a[3], b[3]) - Math.max(a[1], b[1]);

@@ -1,0 +1,57 @@
+"""The worker survives its browser: a killed Chromium is replaced and the next page is evaluated."""
+
+from __future__ import annotations
+
+import os
+import signal
+from pathlib import Path
+
+from conftest import case
+from webmend.browser.worker import BrowserWorker
+
+PAGE = "<!doctype html><html><body><h1 id=t>alive</h1></body></html>"
+ITEM = {"id": "p", "test_cases": [case({"action": "assert_text_contains", "selector": "#t", "text": "alive"})]}
+
+
+def _descendants(pid: int) -> list[int]:
+    children: dict[int, list[int]] = {}
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            fields = stat.read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        children.setdefault(int(fields[1]), []).append(int(stat.parent.name))
+    out, todo = [], [pid]
+    while todo:
+        for child in children.get(todo.pop(), []):
+            out.append(child)
+            todo.append(child)
+    return out
+
+
+def _kill_browsers_of(worker: BrowserWorker) -> int:
+    killed = 0
+    for pid in _descendants(os.getpid()):
+        try:
+            cmd = Path(f"/proc/{pid}/cmdline").read_bytes()
+        except OSError:
+            continue
+        if b"chromium" in cmd and b"--type=" not in cmd:  # the browser process, not its helpers
+            os.kill(pid, signal.SIGKILL)
+            killed += 1
+    return killed
+
+
+def test_a_killed_browser_is_replaced(cfg):
+    from webmend.tasks.evaluate import evaluate_page
+
+    worker = BrowserWorker(cfg)
+    try:
+        assert evaluate_page(PAGE, cfg, ITEM, worker=worker)["tests"][0]["passed"]
+        launches = worker.launches
+        assert _kill_browsers_of(worker) >= 1
+        ev = evaluate_page(PAGE, cfg, ITEM, worker=worker)
+        assert ev["tests"][0]["passed"], ev["tests"]
+        assert worker.launches == launches + 1
+    finally:
+        worker.close()
