@@ -39,6 +39,12 @@ window.result = s.backgroundColor + '|' + s.padding; }, 800)</script>""", "rgb(2
 <p style="font-family:Inter;font-weight:700">Hello</p><i class="fa-solid fa-star"></i>
 <script>document.fonts.ready.then(() => { window.result = [document.fonts.check('700 16px Inter'),
 document.fonts.check('900 16px "Font Awesome 6 Free"')].join(','); })</script>""", "true,true"),
+    # A family the mirror lacks loads a substitute's files under the requested name.
+    "font_substitute": ("""<link href="https://fonts.googleapis.com/css2?family=Totally+Made+Up+Font:wght@700&display=swap"
+rel="stylesheet"><p style="font-family:'Totally Made Up Font';font-weight:700">Hello</p>
+<script>document.fonts.load('700 16px "Totally Made Up Font"', 'Hello').then(faces => {
+window.result = faces.map(f => f.family.replace(/"/g, '') + ':' + f.weight + ':' + f.status).join(','); })</script>""",
+                        "Totally Made Up Font:700:loaded"),
     "classic_globals": ("""<script src="https://cdnjs.cloudflare.com/ajax/libs/three.js/r128/three.min.js"></script>
 <script src="https://cdn.jsdelivr.net/npm/three@0.128.0/examples/js/controls/OrbitControls.js"></script>
 <script src="https://cdn.jsdelivr.net/npm/chart.js"></script>

@@ -3,13 +3,16 @@
 fonts.googleapis.com/css, /css2 and /icon requests get generated @font-face
 CSS (one rule per weight/style/subset with Google's unicode-range split);
 its src URLs point at FONT_BASE/<package>/files/<file>, which the resolver
-serves from the same package.
+serves from the same package. A family the mirror lacks is declared under
+its requested name with the files of the closest installed family
+(substitute()), and the substitution is noted.
 """
 
 from __future__ import annotations
 
 import json
 import re
+import weakref
 from dataclasses import dataclass
 
 from .packages import Pkg, PackageIndex
@@ -101,20 +104,41 @@ def requested_families(endpoint: str, query: dict) -> list[tuple[str, set]]:
 
 
 def build_css(index: PackageIndex, endpoint: str, query: dict) -> FontsCss:
-    display = (query.get("display") or [""])[0]
+    display = _css_token((query.get("display") or [""])[0])
     chunks, packages, notes = [], [], []
     for family, wanted in requested_families(endpoint, query):
-        picked = index.pick(family_package(family), "")
-        if not picked:
-            notes.append(f"font family {family!r} is not in the mirror")
-            chunks.append(f"/* webmend offline mirror: no files for font family '{family}' */\n")
+        family = _clean_family(family)
+        if not family:
             continue
-        pkg = picked[0]
-        packages.append(f"{pkg.name}@{pkg.version}")
+        picked = index.pick(family_package(family), "")
+        if picked:
+            pkg = picked[0]
+        else:
+            sub = substitute(index, family)
+            if sub is None:
+                notes.append(f"font family {family!r} is not in the mirror")
+                chunks.append(f"/* webmend offline mirror: no files for font family '{family}' */\n")
+                continue
+            pkg = sub.pkg
+            notes.append(sub.note)
+            chunks.append(f"/* webmend offline mirror: {sub.note} */\n")
+        ref = f"{pkg.name}@{pkg.version}"
+        if ref not in packages:
+            packages.append(ref)
         css, fam_notes = _family_css(index, pkg, family, wanted, display)
         chunks.append(css)
         notes += fam_notes
     return FontsCss("".join(chunks), packages, notes)
+
+
+def _clean_family(family: str) -> str:
+    """A family name that is safe inside a quoted CSS string and a comment."""
+    family = re.sub(r"[\x00-\x1f\x7f'\"\\{}<>;*/]", "", family)
+    return re.sub(r"\s+", " ", family).strip()[:100]
+
+
+def _css_token(value: str) -> str:
+    return value if re.fullmatch(r"[a-z-]{1,16}", value or "") else ""
 
 
 def _family_css(index: PackageIndex, pkg: Pkg, family: str, wanted: set, display: str):
@@ -172,17 +196,232 @@ def _json(index: PackageIndex, pkg: Pkg, name: str) -> dict:
 
 def gstatic_fallback(index: PackageIndex, path: str) -> tuple[Pkg, str] | None:
     """Real Google font URLs (s/<slug>/vNN/<hash>.woff2) cannot be mapped
-    file by file; serve the family's latin 400 normal face instead."""
+    file by file; serve the family's latin 400 normal face instead, or that
+    of the closest installed family when the mirror lacks it."""
     m = re.match(r"^s/([a-z0-9]+)/", path)
     if not m:
         return None
     slug = m.group(1)
-    for name in index.names():
-        if name.startswith("@fontsource/") and name.split("/")[1].replace("-", "") == slug:
-            pkg = index.pick(name, "")[0]
-            fid = name.split("/")[1]
-            ext = "woff" if path.endswith(".woff") else "woff2"
-            for rel in (f"files/{fid}-latin-400-normal.{ext}", f"files/{fid}-latin-400-normal.woff2"):
-                if index.file(pkg, rel):
-                    return pkg, rel
+    ext = "woff" if path.endswith(".woff") else "woff2"
+    pkgs = [index.pick(name, "")[0] for name in index.names()
+            if name.startswith("@fontsource/") and name.split("/")[1].replace("-", "") == slug]
+    if not pkgs and (sub := substitute(index, slug, slug=slug)):
+        pkgs = [sub.pkg]
+    for pkg in pkgs:
+        fid = pkg.name.split("/")[1]
+        for rel in (f"files/{fid}-latin-400-normal.{ext}", f"files/{fid}-latin-400-normal.woff2"):
+            if index.file(pkg, rel):
+                return pkg, rel
     return None
+
+
+# -- closest equivalent for families the mirror lacks --------------------------
+#
+# Google Fonts has ~1,700 families; the mirror holds the popular ones. Any
+# other family is answered with an installed family of the same category
+# (Google's classification: serif, sans-serif, monospace, display,
+# handwriting), declared under the requested name so the page's font-family
+# stacks pick it up, and the substitution is noted.
+
+SANS, SERIF, MONO, DISPLAY, HAND, ICONS = "sans-serif", "serif", "monospace", "display", "handwriting", "icons"
+
+# Installed families tried for each category, best first; the first one the
+# mirror has is served.
+CATEGORY_SUBSTITUTES = {
+    SANS: ("Inter", "Roboto", "Open Sans", "Lato"),
+    SERIF: ("Merriweather", "Lora", "Playfair Display", "EB Garamond"),
+    MONO: ("JetBrains Mono", "Roboto Mono", "Fira Code", "Source Code Pro"),
+    DISPLAY: ("Oswald", "Bebas Neue", "Bangers"),
+    HAND: ("Caveat", "Dancing Script", "Pacifico", "Permanent Marker"),
+    ICONS: ("Material Symbols Outlined", "Material Icons"),
+}
+
+# Well-known Google Fonts families (lower case) by category. Families whose
+# name already says it ("... Mono", "... Serif", "... Script") need no entry.
+KNOWN_CATEGORIES = {
+    SERIF: """abhaya libre, alegreya, alike, amiri, antic didone, arvo, besley, bitter, bodoni moda, brygada 1918,
+        cardo, cinzel, cinzel decorative, cormorant, cormorant infant, cormorant sc, cormorant upright, crimson pro,
+        crimson text, dm serif display, dm serif text, domine, eczar, frank ruhl libre, gelasio, gloock, gowun batang,
+        ibarra real nova, instrument serif, libre bodoni, libre caslon display, libre caslon text, literata, lusitana,
+        marcellus, martel, merriweather, neuton, newsreader, noticia text, old standard tt, petrona, playfair,
+        playfair display sc, prata, pt serif, quattrocento, roboto slab, rokkitt, rozha one, sorts mill goudy,
+        source serif 4, source serif pro, spectral, tinos, trirong, unna, vollkorn, young serif, zilla slab,
+        times new roman, georgia, times""",
+    MONO: """anonymous pro, b612 mono, cousine, courier prime, cutive mono, dm mono, fira mono, geist mono,
+        major mono display, martian mono, nanum gothic coding, nova mono, overpass mono, oxygen mono, pt mono,
+        red hat mono, share tech mono, sometype mono, spline sans mono, syne mono, ubuntu mono, victor mono,
+        xanh mono, azeret mono, chivo mono, courier new""",
+    DISPLAY: """abril fatface, alfa slab one, anton, audiowide, bagel fat one, bowlby one sc, bungee,
+        bungee inline, bungee shade, black ops one, chango, cherry bomb one, concert one,
+        creepster, dela gothic one, ewert, faster one, fascinate, fugaz one, gravitas one, lilita one, lobster,
+        lobster two, luckiest guy, michroma, monoton, nosifer, passion one, patua one, paytone one, rampart one,
+        righteous, rubik mono one, russo one, shrikhand, silkscreen, sigmar one, special elite, staatliches,
+        titan one, ultra, unbounded, vast shadow, bungee spice, pixelify sans, jersey 10, tiny5, micro 5,
+        dotgothic16, workbench, sixtyfour, press start 2p, bangers, bebas neue, big shoulders display,
+        boogaloo, chewy, bungee hairline, londrina solid, coda, league gothic""",
+    HAND: """amatic sc, architects daughter, bad script, caveat brush, comic neue, cookie, courgette,
+        covered by your grace, gloria hallelujah, gochi hand, great vibes, handlee, homemade apple, indie flower,
+        kalam, kaushan script, la belle aurore, marck script, mr dafoe, nanum pen script, nothing you could do,
+        parisienne, patrick hand, permanent marker, reenie beanie, rock salt, sacramento, satisfy, schoolbell,
+        shadows into light, shadows into light two, sedgwick ave, allura, alex brush, pinyon script, tangerine,
+        yellowtail, zeyada, just another hand, coming soon, walter turncoat, waiting for the sunrise, delius,
+        mansalva, nanum brush script, cedarville cursive, dawning of a new day, over the rainbow, kristi,
+        meddon, qwigley, vibur, pangolin, sriracha, short stack, itim, neucha, annie use your telescope""",
+}
+_KNOWN = {name.strip(): cat for cat, names in KNOWN_CATEGORIES.items()
+          for name in names.split(",") if name.strip()}
+
+# Closer equivalents than the category default (requested -> installed,
+# best first): renamed families, near-identical designs, shared styles.
+CLOSEST = {
+    "source sans pro": ("Source Sans 3",), "noto sans": ("Open Sans",), "droid sans": ("Open Sans",),
+    "helvetica": ("Inter",), "helvetica neue": ("Inter",), "arial": ("Roboto",), "geist": ("Inter",),
+    "pt serif": ("Merriweather",), "noto serif": ("Merriweather",), "droid serif": ("Merriweather",),
+    "source serif pro": ("Merriweather",), "source serif 4": ("Merriweather",),
+    "dm serif display": ("Playfair Display",), "abril fatface": ("Playfair Display",),
+    "playfair": ("Playfair Display",), "bodoni moda": ("Playfair Display",), "cormorant": ("Cormorant Garamond",),
+    "crimson text": ("EB Garamond",), "crimson pro": ("EB Garamond",), "sorts mill goudy": ("EB Garamond",),
+    "libre caslon text": ("Libre Baskerville",), "libre caslon display": ("Libre Baskerville",),
+    "fira mono": ("Fira Code",), "dm mono": ("IBM Plex Mono",), "courier prime": ("Space Mono",),
+    "courier new": ("Space Mono",),
+    "silkscreen": ("Press Start 2P",), "pixelify sans": ("Press Start 2P",), "jersey 10": ("Press Start 2P",),
+    "tiny5": ("Press Start 2P",), "micro 5": ("Press Start 2P",), "dotgothic16": ("Press Start 2P",),
+    "workbench": ("VT323",), "sixtyfour": ("Press Start 2P",),
+    "audiowide": ("Orbitron",), "michroma": ("Orbitron",), "russo one": ("Orbitron",), "exo": ("Exo 2",),
+    "teko": ("Rajdhani",), "chakra petch": ("Rajdhani",), "saira": ("Rajdhani",), "saira condensed": ("Rajdhani",),
+    "anton": ("Oswald",), "staatliches": ("Bebas Neue",), "league gothic": ("Oswald",),
+    "barlow condensed": ("Oswald",), "roboto condensed": ("Oswald",), "fjalla one": ("Oswald",),
+    "luckiest guy": ("Bangers",), "fredoka one": ("Fredoka",), "comic neue": ("Caveat",),
+    "great vibes": ("Dancing Script",), "allura": ("Dancing Script",), "sacramento": ("Dancing Script",),
+    "satisfy": ("Dancing Script",), "lobster": ("Pacifico",), "yellowtail": ("Pacifico",),
+    "kaushan script": ("Pacifico",), "rock salt": ("Permanent Marker",), "caveat brush": ("Caveat",),
+    "material icons outlined": ("Material Icons",), "material icons round": ("Material Icons",),
+    "material icons sharp": ("Material Icons",), "material icons two tone": ("Material Icons",),
+    "material symbols rounded": ("Material Symbols Outlined",),
+    "material symbols sharp": ("Material Symbols Outlined",),
+}
+
+# Words in a family name that give its category away, most specific first.
+_NAME_HINTS = (
+    (ICONS, r"\bmaterial (?:icons|symbols)\b"),
+    (MONO, r"\bmono(?:space)?\b|\bcode\b|\bcourier\b|\bconsol|\bterminal\b|\btypewriter\b"),
+    (HAND, r"\bscript\b|\bhand(?:writing|written)?\b|\bbrush\b|\bmarker\b|\bcursive\b|\bcalligraph|\bsignature\b"),
+    (SANS, r"\bsans\b|\bgrotesk\b|\bgrotesque\b|\bgothic\b"),
+    (SERIF, r"\bserif\b|\bslab\b|\bgaramond\b|\bbaskerville\b|\bcaslon\b|\bbodoni\b|\bdidot\b|\bantiqua\b|"
+            r"\bold style\b|\btimes\b"),
+    (DISPLAY, r"\bpixel|\b8 ?bit\b|\bretro\b|\barcade\b|\bstencil\b|\bshadow\b|\binline\b|\bone\b$"),
+)
+_SLUG_HINTS = (  # the same for a gstatic slug ("s/firamono/...": no word breaks)
+    (ICONS, r"^material(?:icons|symbols)"), (MONO, r"mono$|monospace|code$|courier"),
+    (HAND, r"script$|hand$|brush$|marker$"), (SANS, r"sans"), (SERIF, r"serif|slab$|garamond|baskerville"),
+    (DISPLAY, r"pixel"),
+)
+
+
+@dataclass(frozen=True)
+class FontSubstitute:
+    pkg: Pkg
+    family: str     # the installed family served
+    category: str   # category of the requested family
+    note: str
+
+
+@dataclass(frozen=True)
+class _Installed:
+    family: str
+    key: str        # lower-case words: "playfair display"
+    slug: str       # as in fonts.gstatic.com/s/<slug>/: "playfairdisplay"
+    category: str
+    pkg: Pkg
+
+
+_INSTALLED: "weakref.WeakKeyDictionary[PackageIndex, dict[str, _Installed]]" = weakref.WeakKeyDictionary()
+
+
+def _key(name: str) -> str:
+    return " ".join(re.findall(r"[a-z0-9]+", name.lower()))
+
+
+def installed_families(index: PackageIndex) -> dict[str, _Installed]:
+    """Installed @fontsource families by key, read from their metadata.json."""
+    fams = _INSTALLED.get(index)
+    if fams is None:
+        fams = {}
+        for name in index.names():
+            if not name.startswith("@fontsource/"):
+                continue
+            pkg = index.pick(name, "")[0]
+            meta = _json(index, pkg, "metadata.json")
+            family = meta.get("family") or name.split("/")[1].replace("-", " ").title()
+            key = _key(family)
+            category = _KNOWN.get(key) or meta.get("category") or SANS
+            fams[key] = _Installed(family, key, key.replace(" ", ""), category, pkg)
+        _INSTALLED[index] = fams
+    return fams
+
+
+def family_category(family: str) -> tuple[str, bool]:
+    """Google category of a family: (category, known). known is False when
+    nothing in the name or the table says so and sans-serif is a guess."""
+    key = _key(family)
+    if key in _KNOWN:
+        return _KNOWN[key], True
+    for cat, pattern in _NAME_HINTS:
+        if re.search(pattern, key):
+            return cat, True
+    return SANS, False
+
+
+def _slug_category(slug: str) -> tuple[str, bool]:
+    for key, cat in _KNOWN.items():
+        if key.replace(" ", "") == slug:
+            return cat, True
+    for cat, pattern in _SLUG_HINTS:
+        if re.search(pattern, slug):
+            return cat, True
+    return SANS, False
+
+
+def substitute(index: PackageIndex, family: str, slug: str | None = None) -> FontSubstitute | None:
+    """The installed family closest to one the mirror lacks: a known near
+    equivalent, else a family of the same name stem ("Roboto Condensed" ->
+    Roboto, "Exo" -> Exo 2) and the same category, else the category default.
+    With slug, family is matched as a fonts.gstatic.com slug instead."""
+    fams = installed_families(index)
+    if not fams:
+        return None
+    if slug is not None:
+        category, known = _slug_category(slug)
+        closest = next((v for k, v in CLOSEST.items() if k.replace(" ", "") == slug), ())
+        stem = [f for f in fams.values() if _stem_match(slug, f.slug, "")]
+    else:
+        key = _key(family)
+        category, known = family_category(family)
+        closest = CLOSEST.get(key, ())
+        stem = [f for f in fams.values() if _stem_match(key, f.key, " ")]
+    candidates = [fams[_key(name)] for name in closest if _key(name) in fams]
+    # Longest shared stem first; a guessed category yields to the stem's.
+    stem.sort(key=lambda f: -len(f.key))
+    candidates += [f for f in stem if f.category == category or (not known and f.category != ICONS)]
+    candidates += [fams[_key(n)] for n in CATEGORY_SUBSTITUTES.get(category, ()) if _key(n) in fams]
+    if category == DISPLAY:  # no display face installed: a sans is closer than nothing
+        candidates += [fams[_key(n)] for n in CATEGORY_SUBSTITUTES[SANS] if _key(n) in fams]
+    if not candidates:
+        candidates = [f for f in fams.values() if f.category == category] or \
+                     [f for f in fams.values() if f.category != ICONS]
+    if not candidates:
+        return None
+    best = candidates[0]
+    if not known and best in stem:
+        category = best.category
+    note = (f"font family {family!r} not in the mirror; served {best.family} ({category}) under that name")
+    return FontSubstitute(best.pkg, best.family, category, note)
+
+
+def _stem_match(want: str, have: str, sep: str) -> bool:
+    """One name extends the other by whole words ("roboto condensed" /
+    "roboto"; "exo" / "exo 2"). Slugs (sep "") have no word breaks."""
+    if want == have or min(len(want), len(have)) < 3:
+        return False
+    longer, shorter = (want, have) if len(want) > len(have) else (have, want)
+    return longer.startswith(shorter + sep)
