@@ -27,7 +27,7 @@ class Viewport(_Frozen):
 class Limits(_Frozen):
     """Hard per-page limits. Times in ms are page (virtual) time; *_wall_s are safety caps."""
 
-    load_ms: int = 1000  # page time run after the load event before the first look
+    load_ms: int = 500  # page time run after the load event before the first look
     settle_ms: int = 100  # page time advanced after every action
     max_wait_ms: int = 30_000  # a single `wait` step is clamped to this much page time
     wait_for_poll_ms: int = 100
@@ -80,7 +80,7 @@ class EvalConfig(_Frozen):
     virtual_time: bool = True  # off only for the benchmark baseline
     reuse_browser: bool = True  # off only for the benchmark baseline: a browser per page
     min_page_chars: int = 40
-    probe_controls: int = Field(default=12, description="controls clicked by the probe when no tests exist")
+    probe_controls: int = Field(default=8, description="controls clicked by the probe when no tests exist")
 
     def config_hash(self) -> str:
         blob = json.dumps(self.model_dump(mode="json"), sort_keys=True).encode()
