@@ -31,7 +31,8 @@ class Limits(_Frozen):
     settle_ms: int = 100  # page time advanced after every action
     max_wait_ms: int = 30_000  # a single `wait` step is clamped to this much page time
     wait_for_poll_ms: int = 100
-    page_wall_s: float = 60.0  # whole page (all test cases) wall-clock cap
+    page_wall_s: float = 60.0  # whole page wall-clock cap: this much for the probe ...
+    test_wall_s: float = 15.0  # ... plus this much per test case
     step_wall_s: float = 8.0  # one browser call; beyond this the page is treated as hung
     js_heap_mb: int = 256  # V8 old-space cap per renderer: a memory bomb crashes its renderer
     max_dom_nodes: int = 60_000

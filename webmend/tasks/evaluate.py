@@ -98,7 +98,8 @@ def _run(worker: BrowserWorker, html: str, cfg: EvalConfig, cases: list, scale: 
         finally:
             await session.close()
 
-    probe, tests = worker.run(job, wall_s=cfg.limits.page_wall_s * scale)
+    wall_s = (cfg.limits.page_wall_s + cfg.limits.test_wall_s * len(cases)) * scale
+    probe, tests = worker.run(job, wall_s=wall_s)
     status, reason, flags = classify(probe, events, net, cfg)
     return {
         "status": status,
