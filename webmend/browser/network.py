@@ -16,6 +16,7 @@ log = logging.getLogger(__name__)
 
 PAGE_ORIGIN = "https://page.test"  # a secure context, as real hosting would give
 PAGE_URL = PAGE_ORIGIN + "/"
+BLANK_URL = PAGE_ORIGIN + "/__webmend_blank"  # same-origin interstitial between fresh loads
 MAX_RECORDED = 200  # blocked requests kept per page; the rest are counted
 
 
@@ -107,6 +108,9 @@ class RequestPolicy:
 
     async def _serve_local(self, route, request, url: str) -> None:
         path = urlsplit(url).path or "/"
+        if url == BLANK_URL:
+            await route.fulfill(status=200, body=b"<!doctype html><title></title>", headers={"content-type": "text/html"})
+            return
         if path in ("/", "/index.html"):
             if request.is_navigation_request() and request.frame.parent_frame is None:
                 self._loads_this_doc += 1

@@ -18,7 +18,7 @@ import numpy as np
 from PIL import Image
 
 from webmend.browser.evidence import PageEvents
-from webmend.browser.network import PAGE_ORIGIN, PAGE_URL, RequestPolicy
+from webmend.browser.network import BLANK_URL, PAGE_ORIGIN, PAGE_URL, RequestPolicy
 from webmend.config import EvalConfig, Viewport
 
 log = logging.getLogger(__name__)
@@ -103,9 +103,10 @@ class PageSession:
             self.viewport = cfg.viewport
             await self.open()
         else:
-            # Reusing the tab keeps the renderer warm; about:blank drops the old document and
-            # its timers before storage is cleared.
-            await self.guard(self.page.goto("about:blank", timeout=0), "blank")
+            # Reusing the tab keeps the renderer warm. A same-origin blank document (about:blank
+            # would swap the renderer process) drops the old document, its timers and its
+            # unload handlers before storage is cleared.
+            await self.guard(self.page.goto(BLANK_URL, wait_until="commit", timeout=0), "blank")
             await self.guard(self.cdp.send("Storage.clearDataForOrigin", {"origin": PAGE_ORIGIN, "storageTypes": "all"}), "clear storage")
             if self.viewport != cfg.viewport:
                 await self.set_viewport(cfg.viewport.width, cfg.viewport.height)
