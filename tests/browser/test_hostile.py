@@ -121,4 +121,4 @@ def test_text_addressed_to_a_judge_changes_nothing_but_text(evaluate, cfg):
     for dim in ("rendering", "functionality", "interaction", "code_quality"):
         assert a[dim] == b[dim], dim
     assert abs(a["visual_design"] - b["visual_design"]) < 1.0
-    assert a["total"] < 90
+    assert a["total"] <= b["total"] + 1.0  # the injected sentences lift nothing
