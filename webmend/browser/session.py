@@ -296,12 +296,25 @@ class PageSession:
 
     async def thumb(self) -> np.ndarray:
         """Grayscale 160x90 thumbnail of the viewport, for change checks."""
+        await self._settle_frames()
         res = await self._capture({"format": "jpeg", "quality": 80, "optimizeForSpeed": True})
         img = Image.open(io.BytesIO(base64.b64decode(res["data"]))).convert("L").resize(THUMB_SIZE, Image.BILINEAR)
         return np.asarray(img, dtype=np.float64)
 
     async def screenshot_png(self) -> bytes:
         return base64.b64decode((await self._capture({"format": "png"}))["data"])
+
+    async def _settle_frames(self) -> None:
+        """Let two real frames pass (the isolated world's rAF is not faked), so paused
+        animations and the latest canvas contents have reached the compositor."""
+        if self._world is None:
+            await self.iso("0")
+        await self.guard(
+            self.cdp.send("Runtime.evaluate", {
+                "expression": "new Promise(r => requestAnimationFrame(() => requestAnimationFrame(r)))",
+                "contextId": self._world, "awaitPromise": True}),
+            "frame",
+        )
 
     async def _capture(self, params: dict) -> dict:
         # A capture can fail transiently while the renderer is busy (e.g. a dialog was open).

@@ -60,9 +60,11 @@ async def _look(s: PageSession, ev: dict) -> None:
     ev["a11y"] = await s.iso("__wm.a11y()")
     ev["overflow_desktop"] = await s.iso("__wm.overflow()")
     await s.advance(500)
-    ev["motion_diff"] = screenshot_diff(first, await s.thumb())
+    second = await s.thumb()
+    ev["motion_diff"] = screenshot_diff(first, second)
     await s.advance(1000)
-    ev["motion_late_diff"] = screenshot_diff(first, await s.thumb())
+    # Compared with the second frame, not the first: a loop that stalls shows up here.
+    ev["motion_late_diff"] = screenshot_diff(second, await s.thumb())
 
 
 async def _mobile(s: PageSession, ev: dict) -> None:

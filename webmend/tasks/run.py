@@ -32,7 +32,9 @@ def _init_worker(cfg_json: str, items: dict) -> None:
     from webmend.browser.worker import get_worker
 
     cfg = EvalConfig.model_validate_json(cfg_json)
-    _state.update(cfg=cfg, items=items, worker=get_worker(cfg))
+    worker = get_worker(cfg)
+    worker.ensure_started()  # every record, rejects included, names the browser version
+    _state.update(cfg=cfg, items=items, worker=worker)
 
 
 def _evaluate_one(raw: RawInput) -> dict:
