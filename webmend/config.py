@@ -38,7 +38,7 @@ class Limits(_Frozen):
     max_dom_nodes: int = 60_000
     max_console_messages: int = 200  # stored; the rest are only counted
     max_console_calls: int = 500  # per document; beyond this console calls are dropped in the page
-    max_workers: int = 2  # dedicated + shared workers per document
+    max_workers: int = 1  # dedicated + shared workers per document: a busy one may take a core, not both
     max_popups: int = 20
     max_reloads: int = 3
 
