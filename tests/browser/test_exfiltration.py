@@ -30,7 +30,7 @@ EXPECTED = {
     "eventsource": ("blocked", "eventsource"),
     "beacon": ("blocked", "ping"),
     "a_ping": ("blocked", "ping"),
-    "worker": ("blocked", None),
+    "worker": ("contained", "worker_blocked"),  # past the first, workers are refused at creation
     "prefetch": ("blocked", None),
     "script_tag": ("blocked", "script"),
     "meta_refresh": ("blocked", "document"),
