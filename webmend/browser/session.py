@@ -331,6 +331,9 @@ class PageSession:
     async def set_viewport(self, width: int, height: int) -> None:
         await self.guard(self.page.set_viewport_size({"width": width, "height": height}), "resize")
         self.viewport = Viewport(width=width, height=height)
+        # The resize event fires in the next real frame; let it, so handlers that debounce
+        # with a timer register it before page time moves on.
+        await self._settle_frames()
 
 
 class JsError(Exception):
