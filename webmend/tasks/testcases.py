@@ -81,13 +81,14 @@ class StepRunner:
             raise StepFailed(f"unknown action {action!r}")
         await handler(step)
 
-    async def _act(self, coro, what: str) -> None:
+    async def _act(self, coro, what: str, label: str | None = None):
+        """A guarded browser call; its failure (not a hang or crash) fails the step."""
         try:
-            await self.s.guard(coro, what)
+            return await self.s.guard(coro, what)
         except (PageHung, PageCrashed):
             raise
         except Exception as exc:
-            raise StepFailed(f"{what}: {_short(exc)}") from None
+            raise StepFailed(f"{label or what}: {_short(exc)}") from None
 
     # ---- actions -------------------------------------------------------------------------
     async def do_click(self, step):
@@ -166,13 +167,7 @@ class StepRunner:
         return start, end
 
     async def _box(self, selector):
-        box = None
-        try:
-            box = await self.s.guard(self.first_visible(selector).bounding_box(timeout=ACTION_TIMEOUT_MS), "box")
-        except (PageHung, PageCrashed):
-            raise
-        except Exception as exc:
-            raise StepFailed(f"drag: {_short(exc)}") from None
+        box = await self._act(self.first_visible(selector).bounding_box(timeout=ACTION_TIMEOUT_MS), "box", "drag")
         if box is None:
             raise StepFailed(f"drag: {selector} has no box")
         return box
@@ -203,12 +198,7 @@ class StepRunner:
             waited += poll
 
     async def _visible_count(self, selector) -> int:
-        try:
-            return await self.s.guard(self.page.locator(selector).locator("visible=true").count(), "count")
-        except (PageHung, PageCrashed):
-            raise
-        except Exception as exc:
-            raise StepFailed(f"bad selector {selector!r}: {_short(exc)}") from None
+        return await self._act(self.page.locator(selector).locator("visible=true").count(), "count", f"bad selector {selector!r}")
 
     async def do_eval_js(self, step):
         try:
@@ -266,12 +256,7 @@ class StepRunner:
 
     async def do_assert_count(self, step):
         selector = step.get("selector")
-        try:
-            n = await self.s.guard(self.page.locator(selector).count(), "count")
-        except (PageHung, PageCrashed):
-            raise
-        except Exception as exc:
-            raise StepFailed(f"bad selector {selector!r}: {_short(exc)}") from None
+        n = await self._act(self.page.locator(selector).count(), "count", f"bad selector {selector!r}")
         for key, ok in (("gte", lambda a, b: a >= b), ("lte", lambda a, b: a <= b), ("eq", lambda a, b: a == b)):
             if key in step and not ok(n, _num(step[key], 0)):
                 raise StepFailed(f"count of {selector!r} is {n}, expected {key} {step[key]}")
@@ -285,12 +270,7 @@ class StepRunner:
             raise StepFailed(f"{step.get('selector')!r} is visible")
 
     async def _first_visible_state(self, selector) -> bool:
-        try:
-            return await self.s.guard(self.page.locator(selector).first.is_visible(), "is_visible")
-        except (PageHung, PageCrashed):
-            raise
-        except Exception as exc:
-            raise StepFailed(f"bad selector {selector!r}: {_short(exc)}") from None
+        return await self._act(self.page.locator(selector).first.is_visible(), "is_visible", f"bad selector {selector!r}")
 
     async def do_assert_no_horizontal_scroll(self, step):
         info = await self.s.iso("__wm.overflow()")
@@ -329,12 +309,7 @@ class StepRunner:
 
     async def do_assert_attribute(self, step):
         loc = self.page.locator(step.get("selector")).first
-        try:
-            got = await self.s.guard(loc.get_attribute(str(step.get("attribute")), timeout=ACTION_TIMEOUT_MS), "attribute")
-        except (PageHung, PageCrashed):
-            raise
-        except Exception as exc:
-            raise StepFailed(f"attribute: {_short(exc)}") from None
+        got = await self._act(loc.get_attribute(str(step.get("attribute")), timeout=ACTION_TIMEOUT_MS), "attribute")
         if got is None or ("value" in step and str(got) != str(step["value"])):
             raise StepFailed(f"attribute {step.get('attribute')} is {got!r}")
 
