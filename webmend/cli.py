@@ -34,7 +34,7 @@ def _parser() -> argparse.ArgumentParser:
     return p
 
 
-def _progress(total_known: bool):
+def _progress():
     count = itertools.count(1)
     started = time.perf_counter()
 
@@ -73,7 +73,7 @@ def cmd_evaluate(args) -> int:
         if args.responses:
             yield from iter_responses(args.responses, start=n)
 
-    summary = run_evaluation(inputs(), items, cfg, args.out, workers=max(1, args.workers), progress=_progress(False))
+    summary = run_evaluation(inputs(), items, cfg, args.out, workers=max(1, args.workers), progress=_progress())
     print(json.dumps({k: summary[k] for k in ("pages", "pages_by_status", "pages_by_state", "mean_score", "weighted_pass_rate")}, indent=2))
     print(f"results: {Path(args.out) / 'results.jsonl'}", file=sys.stderr)
     return 0

@@ -17,6 +17,7 @@ from webmend.tasks.scoring import SCORING_VERSION, score, state_band
 
 log = logging.getLogger(__name__)
 
+PLAYWRIGHT_VERSION = version("playwright")  # read once, not per record
 _KNOWN_FLAGS = set(ResultRecord.model_fields["flags"].annotation.__args__[0].__args__)
 
 
@@ -59,7 +60,7 @@ def evaluate_input(raw: RawInput, item: dict | None, cfg: EvalConfig, worker: Br
         "state": None,
         "evidence": None,
         "chromium_version": worker.browser_version or None,
-        "playwright_version": version("playwright"),
+        "playwright_version": PLAYWRIGHT_VERSION,
         "cdn_mirror_hash": mirror_hash(cfg),
         "config_hash": cfg.config_hash(),
         "network_isolated": None,
