@@ -6,9 +6,11 @@ import json
 from pathlib import Path
 
 from webmend.schemas.results import ResultRecord, Summary
+from webmend.schemas.tables import render_tables
 
 HERE = Path(__file__).parent
 SCHEMAS = {"result.schema.json": ResultRecord, "summary.schema.json": Summary}
+TABLES_FILE = "tables.schema.json"  # the trace tables' pyarrow schemas, for documentation
 
 
 def render(model) -> str:
@@ -20,6 +22,7 @@ def render(model) -> str:
 def main() -> None:
     for name, model in SCHEMAS.items():
         (HERE / name).write_text(render(model))
+    (HERE / TABLES_FILE).write_text(render_tables())
 
 
 if __name__ == "__main__":

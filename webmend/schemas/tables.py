@@ -1,0 +1,164 @@
+"""The trace tables every stage writes under the data root: one pyarrow schema per table.
+
+Defined once here; `webmend.store` validates every write against these schemas and docs/data-root.md
+describes them (`tables.schema.json` beside this module is generated from them, see `render_tables`).
+repair_attempts, checkpoints, contracts and exports are provisional until their stages land.
+"""
+
+from __future__ import annotations
+
+import json
+
+import pyarrow as pa
+
+SCHEMA_VERSION = "1"
+
+# Every row carries these. content_hash: sha256 hex of the row's page (or prompt) content.
+COMMON_FIELDS: list[pa.Field] = [
+    pa.field("run_id", pa.string(), nullable=False),
+    pa.field("content_hash", pa.string(), nullable=False),
+    pa.field("config_hash", pa.string(), nullable=False),
+    pa.field("schema_version", pa.string(), nullable=False),
+]
+
+FAMILIES = (
+    "apps_tools", "content_marketing", "data_visualization",
+    "games_simulations", "three_d_webgl", "visual_art_animation",
+)
+REJECT_REASONS = ("policy", "duplicate", "near_duplicate", "contaminated", "not_a_web_task")
+EXTRACTION_STATUSES = ("complete", "truncated", "no_html")
+EVALUATION_STATUSES = (
+    "ok", "hang", "crashed", "resource_limit", "empty", "binary", "no_html", "trivial", "too_large",
+    "unreadable", "malformed_input", "timeout", "error",
+)
+STATES = ("Low", "Mid", "High")
+
+_TS = pa.timestamp("us", tz="UTC")
+_JSON = pa.string()  # JSON text: DuckDB reads it with json functions, pyarrow keeps it opaque
+
+
+def _schema(*fields: pa.Field) -> pa.Schema:
+    return pa.schema([*fields, *COMMON_FIELDS])
+
+
+def _f(name: str, type_: pa.DataType, nullable: bool = True) -> pa.Field:
+    return pa.field(name, type_, nullable=nullable)
+
+
+_SCORES = [_f(f"score_{d}", pa.float64()) for d in
+           ("total", "rendering", "visual_design", "functionality", "interaction", "code_quality")]
+_BLOCKED = pa.list_(pa.struct([_f("url", pa.string()), _f("channel", pa.string()), _f("reason", pa.string())]))
+_PROVENANCE = [_f("source", pa.string()), _f("url", pa.string()), _f("file", pa.string())]
+
+TABLES: dict[str, pa.Schema] = {
+    # content_hash: sha256 of the prompt text.
+    "prompts": _schema(
+        _f("id", pa.string(), False), _f("prompt", pa.string(), False), _f("family", pa.string()),
+        _f("subtype", pa.string()), _f("interactive", pa.bool_()), _f("family_confidence", pa.float64()),
+        *_PROVENANCE, _f("fetched_at", _TS), _f("licence", pa.string()),
+        _f("original", pa.string()),  # the raw post before rewriting; null when not rewritten
+    ),
+    # content_hash: sha256 of the prompt text.
+    "prompt_rejects": _schema(
+        _f("id", pa.string(), False), _f("prompt", pa.string()), _f("reason", pa.string(), False),
+        _f("detail", pa.string()), *_PROVENANCE,
+    ),
+    # One row per model call. content_hash: sha256 of the response text (of the prompt when none).
+    "generations": _schema(
+        _f("id", pa.string(), False),  # sample id: P, or P#k with several samples
+        _f("prompt_id", pa.string(), False), _f("sample_index", pa.int32(), False),
+        _f("provider", pa.string()), _f("model", pa.string(), False), _f("params", _JSON),
+        _f("prompt_hash", pa.string(), False), _f("started_at", _TS), _f("finished_at", _TS),
+        _f("latency_s", pa.float64()), _f("retries", pa.int32()), _f("safe_demo_retry", pa.bool_()),
+        _f("cache_hit", pa.bool_()), _f("finish_reason", pa.string()),
+        _f("prompt_tokens", pa.int64()), _f("completion_tokens", pa.int64()), _f("total_tokens", pa.int64()),
+        _f("cost_usd", pa.float64()), _f("response", pa.string()),
+        _f("extraction_status", pa.string()), _f("error", pa.string()),
+    ),
+    # One row per evaluator result record (results.jsonl). content_hash: sha256 of the page input.
+    "evaluations": _schema(
+        _f("id", pa.string(), False), _f("source", pa.string()), _f("input_index", pa.int64()),
+        _f("status", pa.string(), False), _f("reason", pa.string()), _f("flags", pa.list_(pa.string())),
+        _f("state", pa.string()), _f("interactive", pa.bool_()), *_SCORES,
+        _f("family", pa.string()), _f("subtype", pa.string()), _f("difficulty", pa.string()),
+        _f("tests_total", pa.int32()), _f("tests_passed", pa.int32()),
+        _f("test_weight_passed", pa.float64()), _f("test_weight_total", pa.float64()),
+        _f("blocked_requests", _BLOCKED), _f("blocked_requests_total", pa.int64()),
+        _f("elapsed_s", pa.float64()), _f("encoding", pa.string()),
+        _f("result_schema_version", pa.string()), _f("scoring_version", pa.string()),
+        _f("chromium_version", pa.string()), _f("playwright_version", pa.string()),
+        _f("cdn_mirror_hash", pa.string()), _f("network_isolated", pa.bool_()),
+        _f("evidence", _JSON),  # the record's stored evidence: enough to rescore without a browser
+    ),
+    # One row per test case run on a page. content_hash: the page's.
+    "test_results": _schema(
+        _f("id", pa.string(), False), _f("test_index", pa.int32(), False), _f("test_id", pa.string(), False),
+        _f("test_name", pa.string()), _f("passed", pa.bool_(), False), _f("weight", pa.float64()),
+        _f("failed_step", pa.int32()), _f("failed_action", pa.string()), _f("error", pa.string()),
+        _f("page_status", pa.string()), _f("family", pa.string()),
+    ),
+    # The experience trace, one row per event. content_hash: the page's.
+    "experience_events": _schema(
+        _f("id", pa.string(), False), _f("seq", pa.int32(), False),
+        _f("test_id", pa.string()),  # null for events outside a test case
+        _f("layer", pa.string()),  # load, probe, test, ...
+        _f("step_index", pa.int32()), _f("kind", pa.string(), False), _f("payload", _JSON),
+        _f("page_time_ms", pa.float64()),
+    ),
+    # Provisional. One row per repair candidate. content_hash: the candidate page's.
+    "repair_attempts": _schema(
+        _f("id", pa.string(), False), _f("round", pa.int32(), False), _f("candidate", pa.int32(), False),
+        _f("parent_hash", pa.string()),  # content hash of the checkpoint that was edited
+        _f("strategy", pa.string()), _f("mode", pa.string()),  # patch | rewrite
+        _f("model", pa.string()), _f("state_before", pa.string()), _f("score_before", pa.float64()),
+        _f("state_after", pa.string()), _f("score_after", pa.float64()), _f("patches", pa.int32()),
+        _f("accepted", pa.bool_()), _f("regression", pa.bool_()),
+        _f("prompt_tokens", pa.int64()), _f("completion_tokens", pa.int64()), _f("cost_usd", pa.float64()),
+        _f("latency_s", pa.float64()), _f("error", pa.string()),
+    ),
+    # Provisional. One row per retained (verified) checkpoint. content_hash: the checkpoint page's.
+    "checkpoints": _schema(
+        _f("id", pa.string(), False), _f("round", pa.int32(), False), _f("parent_hash", pa.string()),
+        _f("score_total", pa.float64()), _f("state", pa.string()), _f("is_best", pa.bool_()),
+        _f("stop_reason", pa.string()), _f("html", pa.string()),
+    ),
+    # Provisional. One executable interaction contract (ICG) per task. content_hash: the contract JSON's.
+    "contracts": _schema(
+        _f("id", pa.string(), False), _f("prompt_id", pa.string()), _f("contract", _JSON),
+        _f("states", pa.int32()), _f("transitions", pa.int32()), _f("assertions", pa.int32()),
+        _f("requirements_explicit", pa.int32()), _f("requirements_implicit", pa.int32()),
+        _f("page_hash", pa.string()),  # page the contract was executed on, when any
+        _f("transition_validity", pa.float64()), _f("req_explicit", pa.float64()),
+        _f("req_implicit", pa.float64()), _f("reward", pa.float64()),
+    ),
+    # Provisional. One row per exported training example. content_hash: the exported page's.
+    "exports": _schema(
+        _f("id", pa.string(), False), _f("prompt_id", pa.string()), _f("dataset", pa.string()),
+        _f("format", pa.string()), _f("split", pa.string()), _f("route", pa.string()),  # raw|filtered|refined
+        _f("score_total", pa.float64()), _f("state", pa.string()), _f("checkpoint_hash", pa.string()),
+        _f("prompt", pa.string()), _f("response", pa.string()),
+    ),
+}
+
+# Closed value lists checked on write (null passes where the column is nullable).
+ALLOWED_VALUES: dict[tuple[str, str], tuple[str, ...]] = {
+    ("prompts", "family"): FAMILIES,
+    ("prompt_rejects", "reason"): REJECT_REASONS,
+    ("generations", "extraction_status"): EXTRACTION_STATUSES,
+    ("evaluations", "status"): EVALUATION_STATUSES,
+    ("evaluations", "state"): STATES,
+    ("test_results", "page_status"): EVALUATION_STATUSES,
+}
+
+
+def render_tables() -> str:
+    """The table schemas as JSON (for documentation; a test keeps tables.schema.json current)."""
+    doc = {
+        "schema_version": SCHEMA_VERSION,
+        "tables": {
+            name: [{"name": f.name, "type": str(f.type), "nullable": f.nullable} for f in schema]
+            for name, schema in TABLES.items()
+        },
+        "allowed_values": {f"{t}.{c}": list(v) for (t, c), v in ALLOWED_VALUES.items()},
+    }
+    return json.dumps(doc, indent=2) + "\n"
