@@ -1,0 +1,105 @@
+"""Result records -> trace-table rows, on a hand-written results.jsonl (no browser)."""
+
+from __future__ import annotations
+
+import json
+
+import jsonschema
+import pytest
+
+from conftest import FIXTURES
+from webmend.schemas.export import HERE
+from webmend.store import DataRoot, to_table
+from webmend.tasks import traces
+
+RESULTS = FIXTURES / "traces" / "results.jsonl"
+
+
+@pytest.fixture(scope="module")
+def records() -> list[dict]:
+    return [json.loads(line) for line in RESULTS.read_text().splitlines()]
+
+
+def test_fixture_is_a_valid_results_file(records):
+    schema = json.loads((HERE / "result.schema.json").read_text())
+    for rec in records:
+        jsonschema.validate(rec, schema)
+
+
+def test_rows_per_table_and_each_validates(records):
+    rows = traces.trace_rows(records, run_id="r1")
+    assert {t: len(r) for t, r in rows.items()} == {"evaluations": 5, "test_results": 5, "experience_events": 11}
+    for table, table_rows in rows.items():
+        assert to_table(table, table_rows).num_rows == len(table_rows)
+
+
+def test_evaluation_row_carries_scores_state_tests_and_blocked_requests(records):
+    row = traces.trace_rows(records, run_id="r1", config_hash="stagecfg")["evaluations"][0]
+    assert (row["id"], row["status"], row["state"], row["family"], row["subtype"]) == (
+        "games/snake", "ok", "High", "games_simulations", "arcade")
+    assert (row["score_total"], row["score_interaction"], row["score_code_quality"]) == (86.5, 14.0, 8.0)
+    assert (row["tests_total"], row["tests_passed"], row["test_weight_passed"], row["test_weight_total"]) == (2, 1, 3.0, 5.0)
+    assert row["blocked_requests_total"] == 3 and [b["channel"] for b in row["blocked_requests"]] == ["stylesheet", "fetch"]
+    assert json.loads(row["evidence"]) == records[0]["evidence"]
+    assert (row["run_id"], row["config_hash"], row["result_schema_version"]) == ("r1", "stagecfg", "1.0")
+
+
+def test_rejects_and_failures_have_no_scores(records):
+    rows = {r["id"]: r for r in traces.trace_rows(records, run_id="r1")["evaluations"]}
+    for page in ("apps/planner", "refusal"):
+        assert rows[page]["score_total"] is None and rows[page]["state"] is None and rows[page]["tests_total"] == 0
+    assert rows["refusal"]["family"] is None and rows["refusal"]["evidence"] is None
+    assert rows["charts/sales"]["score_interaction"] is None  # non-interactive profile
+    assert rows["apps/planner"]["config_hash"] == "a1b2c3d4e5f60718"  # the record's own by default
+
+
+def test_test_results_keep_order_and_failure_details(records):
+    rows = traces.trace_rows(records, run_id="r1")["test_results"]
+    assert [(r["id"], r["test_index"], r["test_id"], r["passed"]) for r in rows] == [
+        ("games/snake", 0, "snake-start", True), ("games/snake", 1, "snake-turn", False),
+        ("charts/sales", 0, "chart-bars", False),
+        ("games/particles", 0, "particles-start", False), ("games/particles", 1, "snake-turn", False)]
+    load_failure = rows[4]
+    assert (load_failure["failed_step"], load_failure["failed_action"], load_failure["page_status"]) == (None, "load", "hang")
+
+
+def test_experience_events_from_evidence_and_failed_tests(records):
+    rows = traces.trace_rows(records, run_id="r1")["experience_events"]
+    by_page = [(r["id"], r["seq"], r["layer"], r["kind"], r["test_id"], r["step_index"]) for r in rows]
+    assert by_page[:4] == [
+        ("games/snake", 0, "page", "console_error", None, None),
+        ("games/snake", 1, "network", "blocked_request", None, None),
+        ("games/snake", 2, "network", "blocked_request", None, None),
+        ("games/snake", 3, "test", "test_failed", "snake-turn", 2)]
+    assert json.loads(rows[3]["payload"]) == {"action": "assert_text", "error": "#score: expected '1', got '0'"}
+    assert [r["kind"] for r in rows if r["id"] == "charts/sales"] == ["page_error", "dialog", "test_failed"]
+    assert [r["kind"] for r in rows if r["id"] == "games/particles"] == ["hang", "blocked_request", "test_failed", "test_failed"]
+
+
+def test_content_hashes_come_from_the_caller_or_fall_back_to_identity(records):
+    page_hash = traces.content_hash("<html>snake</html>")
+    rows = traces.trace_rows(records[:2], run_id="r", content_hashes={"games/snake": page_hash})
+    assert rows["evaluations"][0]["content_hash"] == page_hash
+    assert {r["content_hash"] for r in rows["test_results"] if r["id"] == "games/snake"} == {page_hash}
+    assert rows["evaluations"][1]["content_hash"] == traces.content_hash("charts/sales\x1fresponses.jsonl:2")
+
+
+def test_write_then_rerun_skips_and_replace_overwrites(records, tmp_path):
+    root = DataRoot(tmp_path)
+    urls = traces.write_evaluation_traces(records, root, "run-a")
+    assert sorted(urls) == ["evaluations", "experience_events", "test_results"]
+    key = traces.traces_key(records)
+    assert all(url.endswith(f"/{key}.parquet") for url in urls.values())
+    assert traces.write_evaluation_traces(records, str(tmp_path), "run-b") == urls  # same key: skipped
+    assert set(root.read("evaluations").column("run_id").to_pylist()) == {"run-a"}
+    assert root.read("test_results").num_rows == 5 and root.read("experience_events").num_rows == 11
+    traces.write_evaluation_traces(records, root, "run-c", mode="replace")
+    assert set(root.read("evaluations").column("run_id").to_pylist()) == {"run-c"}
+    assert root.read("evaluations").num_rows == 5
+
+
+def test_key_depends_on_pages_and_config(records):
+    assert traces.traces_key(records) == traces.traces_key([dict(r) for r in records])
+    assert traces.traces_key(records) != traces.traces_key(records[:4])
+    assert traces.traces_key(records) != traces.traces_key(records, config_hash="other")
+    assert traces.write_evaluation_traces([], "unused", "r") == {}

@@ -1,0 +1,147 @@
+"""Evaluator result records (results.jsonl) -> rows of the evaluations, test_results and
+experience_events trace tables, and writing them to a data root.
+
+The conversion is pure; `write_evaluation_traces` is the one I/O entry point. The row layout is
+TABLES in webmend/schemas/tables.py (docs/data-root.md).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from typing import Iterable, Mapping
+
+from webmend.store import DataRoot, make_key
+
+STAGE = "evaluate"
+_DIMENSIONS = ("total", "rendering", "visual_design", "functionality", "interaction", "code_quality")
+# Written in this order: evaluations last, so a committed evaluations file means the batch is complete.
+TRACE_TABLES = ("test_results", "experience_events", "evaluations")
+
+
+def content_hash(content: str | bytes) -> str:
+    """sha256 hex of a page's (or prompt's) content: the rows' content_hash."""
+    return hashlib.sha256(content.encode("utf-8") if isinstance(content, str) else content).hexdigest()
+
+
+def record_content_hash(record: dict, content_hashes: Mapping[str, str] | None = None) -> str:
+    """The page's content hash: from the caller's id -> hash map when given (the flow has the inputs).
+
+    Without it the record does not hold the page, so the hash falls back to the input's identity
+    (id and source): stable across reruns, but not a hash of the content.
+    """
+    if record.get("content_hash"):
+        return record["content_hash"]
+    if content_hashes and record["id"] in content_hashes:
+        return content_hashes[record["id"]]
+    return content_hash(f"{record['id']}\x1f{record['source']}")
+
+
+def evaluation_row(record: dict, *, run_id: str, page_hash: str, config_hash: str | None = None) -> dict:
+    """One evaluations row from one result record."""
+    score = record.get("score") or {}
+    item = record.get("item") or {}
+    tests = record.get("tests") or []
+    return {
+        "id": record["id"], "source": record["source"], "input_index": record["index"],
+        "status": record["status"], "reason": record["reason"], "flags": list(record["flags"]),
+        "state": record["state"], "interactive": record["interactive"],
+        **{f"score_{d}": score.get(d) for d in _DIMENSIONS},
+        "family": item.get("category"), "subtype": item.get("sub_type"), "difficulty": item.get("difficulty"),
+        "tests_total": len(tests), "tests_passed": sum(1 for t in tests if t["passed"]),
+        "test_weight_passed": float(sum(t["weight"] for t in tests if t["passed"])),
+        "test_weight_total": float(sum(t["weight"] for t in tests)),
+        "blocked_requests": [dict(b) for b in record["blocked_requests"]],
+        "blocked_requests_total": record["blocked_requests_total"],
+        "elapsed_s": record["elapsed_s"], "encoding": record.get("encoding"),
+        "result_schema_version": record["schema_version"], "scoring_version": record["scoring_version"],
+        "chromium_version": record["chromium_version"], "playwright_version": record["playwright_version"],
+        "cdn_mirror_hash": record["cdn_mirror_hash"], "network_isolated": record["network_isolated"],
+        "evidence": None if record.get("evidence") is None else json.dumps(record["evidence"], sort_keys=True),
+        **_common(record, run_id, page_hash, config_hash),
+    }
+
+
+def per_test_rows(record: dict, *, run_id: str, page_hash: str, config_hash: str | None = None) -> list[dict]:
+    """One test_results row per test case run on the page, in run order."""
+    common = _common(record, run_id, page_hash, config_hash)
+    family = (record.get("item") or {}).get("category")
+    return [
+        {
+            "id": record["id"], "test_index": i, "test_id": t["id"], "test_name": t.get("name"),
+            "passed": t["passed"], "weight": float(t["weight"]), "failed_step": t.get("failed_step"),
+            "failed_action": t.get("failed_action"), "error": t.get("error"),
+            "page_status": record["status"], "family": family, **common,
+        }
+        for i, t in enumerate(record.get("tests") or [])
+    ]
+
+
+def event_rows(record: dict, *, run_id: str, page_hash: str, config_hash: str | None = None) -> list[dict]:
+    """The experience trace that a result record keeps: page-level events from its evidence and
+    one event per failed test case. The record holds no per-event page time, so page_time_ms is null.
+    """
+    events = (record.get("evidence") or {}).get("events") or {}
+    found: list[tuple[str | None, str, int | None, str, dict]] = []  # test_id, layer, step, kind, payload
+    for kind, bucket in (("console_error", "console_errors"), ("page_error", "page_errors"),
+                         ("refused_local", "refused_local"), ("popup", "popups"), ("hang", "hangs")):
+        found += [(None, "page", None, kind, {"text": text}) for text in events.get(bucket) or []]
+    found += [(None, "page", None, "dialog", {"type": k, "count": n}) for k, n in (events.get("dialog_kinds") or {}).items()]
+    found += [(None, "page", None, "contained", {"what": k, "count": n}) for k, n in (events.get("contained") or {}).items()]
+    if events.get("crashes"):
+        found.append((None, "page", None, "crash", {"count": events["crashes"]}))
+    found += [(None, "network", None, "blocked_request", dict(b)) for b in record.get("blocked_requests") or []]
+    for t in record.get("tests") or []:
+        if not t["passed"]:
+            payload = {"action": t.get("failed_action"), "error": t.get("error")}
+            found.append((t["id"], "test", t.get("failed_step"), "test_failed", payload))
+    common = _common(record, run_id, page_hash, config_hash)
+    return [
+        {"id": record["id"], "seq": seq, "test_id": test_id, "layer": layer, "step_index": step, "kind": kind,
+         "payload": json.dumps(payload, sort_keys=True), "page_time_ms": None, **common}
+        for seq, (test_id, layer, step, kind, payload) in enumerate(found)
+    ]
+
+
+def trace_rows(records: Iterable[dict], *, run_id: str, config_hash: str | None = None,
+               content_hashes: Mapping[str, str] | None = None) -> dict[str, list[dict]]:
+    """Rows for each trace table from a batch of result records: {table: rows}."""
+    out: dict[str, list[dict]] = {t: [] for t in TRACE_TABLES}
+    for record in records:
+        kw = {"run_id": run_id, "page_hash": record_content_hash(record, content_hashes), "config_hash": config_hash}
+        out["evaluations"].append(evaluation_row(record, **kw))
+        out["test_results"] += per_test_rows(record, **kw)
+        out["experience_events"] += event_rows(record, **kw)
+    return out
+
+
+def traces_key(records: list[dict], config_hash: str | None = None,
+               content_hashes: Mapping[str, str] | None = None) -> str:
+    """File key of a batch: the stage, its pages' content hashes (in order) and the config hash."""
+    hashes = [record_content_hash(r, content_hashes) for r in records]
+    configs = sorted({config_hash or r["config_hash"] for r in records})
+    return make_key(STAGE, *hashes, *configs)
+
+
+def write_evaluation_traces(records: Iterable[dict], root: DataRoot | str, run_id: str,
+                            config_hash: str | None = None, *,
+                            content_hashes: Mapping[str, str] | None = None,
+                            mode: str = "skip") -> dict[str, str]:
+    """Write a batch's trace rows (one file per table, same key) and return {table: file URL}.
+
+    config_hash: the stage's config hash (default: each record's own). A rerun of the same batch
+    with the same config finds its key and skips (mode="skip") or replaces it (mode="replace").
+    """
+    records = list(records)
+    if not records:
+        return {}
+    root = root if isinstance(root, DataRoot) else DataRoot(root)
+    key = traces_key(records, config_hash, content_hashes)
+    if mode == "skip" and root.exists("evaluations", key):
+        return {t: root.file_url(t, key) for t in TRACE_TABLES}
+    rows = trace_rows(records, run_id=run_id, config_hash=config_hash, content_hashes=content_hashes)
+    return {t: root.write(t, rows[t], key=key, mode=mode) for t in TRACE_TABLES}
+
+
+def _common(record: dict, run_id: str, page_hash: str, config_hash: str | None) -> dict:
+    return {"run_id": run_id, "content_hash": page_hash, "config_hash": config_hash or record["config_hash"]}
