@@ -27,6 +27,7 @@ FAMILIES = (
 )
 REJECT_REASONS = ("policy", "duplicate", "near_duplicate", "contaminated", "not_a_web_task")
 EXTRACTION_STATUSES = ("complete", "truncated", "no_html")
+GENERATION_STATUSES = ("generated", "refused", "failed", "not_generated")
 EVALUATION_STATUSES = (
     "ok", "hang", "crashed", "resource_limit", "empty", "binary", "no_html", "trivial", "too_large",
     "unreadable", "malformed_input", "timeout", "error",
@@ -74,6 +75,7 @@ TABLES: dict[str, pa.Schema] = {
         _f("prompt_tokens", pa.int64()), _f("completion_tokens", pa.int64()), _f("total_tokens", pa.int64()),
         _f("cost_usd", pa.float64()), _f("response", pa.string()),
         _f("extraction_status", pa.string()), _f("error", pa.string()),
+        _f("status", pa.string()),  # GENERATION_STATUSES; error says why for failed/not_generated
     ),
     # One row per evaluator result record (results.jsonl). content_hash: sha256 of the page input.
     "evaluations": _schema(
@@ -145,6 +147,7 @@ ALLOWED_VALUES: dict[tuple[str, str], tuple[str, ...]] = {
     ("prompts", "family"): FAMILIES,
     ("prompt_rejects", "reason"): REJECT_REASONS,
     ("generations", "extraction_status"): EXTRACTION_STATUSES,
+    ("generations", "status"): GENERATION_STATUSES,
     ("evaluations", "status"): EVALUATION_STATUSES,
     ("evaluations", "state"): STATES,
     ("test_results", "page_status"): EVALUATION_STATUSES,
