@@ -31,6 +31,14 @@ def _parser() -> argparse.ArgumentParser:
     rs = sub.add_parser("rescore", help="recompute scores from stored evidence, without a browser")
     rs.add_argument("dir", help="an evaluate output folder")
     rs.add_argument("--config", help="config whose scoring settings to apply")
+
+    sq = sub.add_parser("sql", help="query the trace tables of a data root with DuckDB (docs/queries.md)")
+    sq.add_argument("query", nargs="?", help='SQL over the tables as views, e.g. "SELECT count(*) FROM evaluations"')
+    sq.add_argument("--root", default="runs/data", help="data root: a folder or fsspec URL (default runs/data)")
+    sq.add_argument("--format", choices=("table", "json", "csv"), default="table", help="output format")
+    sq.add_argument("--example", help="run a shipped example query by name instead (see docs/queries.md)")
+    sq.add_argument("--save-db", nargs="?", const="", metavar="PATH",
+                    help="also write a DuckDB file with the views (default ROOT/webmend.duckdb)")
     return p
 
 
@@ -87,11 +95,39 @@ def cmd_rescore(args) -> int:
     return 0
 
 
+def cmd_sql(args) -> int:
+    import duckdb
+
+    from webmend.store import DataRoot
+    from webmend.store.duckdb_views import build_database, example_queries, format_result, run_query
+
+    root = DataRoot(args.root)
+    if args.save_db is not None:
+        print(f"database: {build_database(root, args.save_db or None)}", file=sys.stderr)
+    query = args.query
+    if args.example:
+        examples = example_queries()
+        if args.example not in examples:
+            raise ValueError(f"no example {args.example!r}; examples: {', '.join(examples)}")
+        query = examples[args.example]
+    if not query:
+        if args.save_db is not None:
+            return 0
+        raise ValueError("give a QUERY, --example NAME or --save-db")
+    try:
+        columns, rows = run_query(root, query)
+    except duckdb.Error as exc:  # a bad query is the user's to fix: no traceback
+        print(f"webmend sql: {exc}", file=sys.stderr)
+        return 1
+    print(format_result(columns, rows, args.format))
+    return 0
+
+
 def main(argv: list[str] | None = None) -> int:
     args = _parser().parse_args(argv)
     logging.basicConfig(level=logging.DEBUG if args.verbose else logging.WARNING, format="%(levelname)s %(name)s: %(message)s")
     os.environ.setdefault("PYTHONUNBUFFERED", "1")
-    handler = {"evaluate": cmd_evaluate, "rescore": cmd_rescore}[args.command]
+    handler = {"evaluate": cmd_evaluate, "rescore": cmd_rescore, "sql": cmd_sql}[args.command]
     try:
         return handler(args)
     except (ValueError, FileNotFoundError) as exc:

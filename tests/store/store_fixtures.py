@@ -18,3 +18,24 @@ def prompt_rows(n: int, run_id: str = "run-1", start: int = 0) -> list[dict]:
         }
         for i in range(start, start + n)
     ]
+
+
+def fixture_records() -> list[dict]:
+    """The hand-written evaluator results in data/fixtures/traces/results.jsonl."""
+    import json
+    from pathlib import Path
+
+    path = Path(__file__).resolve().parents[2] / "data" / "fixtures" / "traces" / "results.jsonl"
+    return [json.loads(line) for line in path.read_text().splitlines()]
+
+
+def build_trace_root(path) -> "DataRoot":  # noqa: F821 (imported lazily)
+    """A data root holding the fixture results as two evaluation batches (two files per table)."""
+    from webmend.store import DataRoot
+    from webmend.tasks.traces import write_evaluation_traces
+
+    root = DataRoot(path)
+    records = fixture_records()
+    write_evaluation_traces(records[:3], root, "run-1")
+    write_evaluation_traces(records[3:], root, "run-1")
+    return root

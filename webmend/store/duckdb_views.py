@@ -1,0 +1,135 @@
+"""DuckDB over a data root: one view per trace table, in memory or saved as a database file.
+
+Local roots: each view reads the table's Parquet glob, so a saved database file (default
+ROOT/webmend.duckdb) stays current as files are added and opens in the duckdb CLI or any client.
+Object stores: the root's fsspec filesystem is registered on the connection (DuckDB's own S3
+extension is not needed) and each view lists the committed files at the time it is built.
+A table with no files yet gets an empty view with the table's columns.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import logging
+import os
+import uuid
+from importlib.resources import files as resource_files
+
+import duckdb
+import pyarrow as pa
+
+from webmend.schemas.tables import TABLES
+from webmend.store.root import DataRoot
+
+log = logging.getLogger(__name__)
+
+DB_NAME = "webmend.duckdb"
+_SCALARS = {
+    pa.string(): "VARCHAR", pa.bool_(): "BOOLEAN", pa.int32(): "INTEGER", pa.int64(): "BIGINT",
+    pa.float64(): "DOUBLE", pa.timestamp("us", tz="UTC"): "TIMESTAMP WITH TIME ZONE",
+}
+
+
+def duckdb_type(type_: pa.DataType) -> str:
+    """DuckDB spelling of the pyarrow types the trace tables use."""
+    if type_ in _SCALARS:
+        return _SCALARS[type_]
+    if pa.types.is_list(type_):
+        return f"{duckdb_type(type_.value_type)}[]"
+    if pa.types.is_struct(type_):
+        return "STRUCT(" + ", ".join(f"{f.name} {duckdb_type(f.type)}" for f in type_) + ")"
+    raise ValueError(f"no DuckDB type for {type_}")
+
+
+def _quote(text: str) -> str:
+    return "'" + text.replace("'", "''") + "'"
+
+
+def view_sql(root: DataRoot, table: str) -> str:
+    """CREATE VIEW statement for one table of the root."""
+    if root.local:
+        source = _quote(f"{root.table_dir(table)}/*.parquet") if root.keys(table) else None
+    else:
+        urls = root.files(table)
+        source = "[" + ", ".join(_quote(u) for u in urls) + "]" if urls else None
+    if source is None:
+        cols = ", ".join(f'CAST(NULL AS {duckdb_type(f.type)}) AS "{f.name}"' for f in TABLES[table])
+        return f'CREATE OR REPLACE VIEW "{table}" AS SELECT {cols} WHERE false'
+    # union_by_name: files written under an older schema_version may lack newer columns.
+    return f'CREATE OR REPLACE VIEW "{table}" AS SELECT * FROM read_parquet({source}, union_by_name = true)'
+
+
+def create_views(con: duckdb.DuckDBPyConnection, root: DataRoot) -> None:
+    if not root.local:
+        con.register_filesystem(root.fs)
+    for table in TABLES:
+        con.execute(view_sql(root, table))
+    log.debug("views over %s: %s", root.url, ", ".join(TABLES))
+
+
+def connect(root: DataRoot | str) -> duckdb.DuckDBPyConnection:
+    """An in-memory DuckDB connection with a view per trace table of the root."""
+    root = root if isinstance(root, DataRoot) else DataRoot(root)
+    con = duckdb.connect()
+    create_views(con, root)
+    return con
+
+
+def build_database(root: DataRoot | str, path: str | os.PathLike | None = None) -> str:
+    """Write a DuckDB database file holding the views (default ROOT/webmend.duckdb); return its path.
+
+    Built under a temporary name and renamed, so a client never opens a half-built file.
+    """
+    root = root if isinstance(root, DataRoot) else DataRoot(root)
+    if path is None:
+        if not root.local:
+            raise ValueError("give a local path for the database file of a remote data root")
+        path = os.path.join(root.path, DB_NAME)
+    path = os.path.abspath(path)
+    os.makedirs(os.path.dirname(path), exist_ok=True)
+    tmp = f"{path}.tmp-{os.getpid()}-{uuid.uuid4().hex[:8]}"
+    try:
+        with duckdb.connect(tmp) as con:
+            create_views(con, root)
+        os.replace(tmp, path)
+    finally:
+        for leftover in (tmp, f"{tmp}.wal"):
+            if os.path.exists(leftover):
+                os.remove(leftover)
+    return path
+
+
+def run_query(root: DataRoot | str, sql: str) -> tuple[list[str], list[tuple]]:
+    """(column names, rows) of one SQL query over the root's views."""
+    with connect(root) as con:
+        cur = con.execute(sql)
+        columns = [d[0] for d in cur.description] if cur.description else []
+        return columns, cur.fetchall()
+
+
+def example_queries() -> dict[str, str]:
+    """The documented example queries shipped with the package (docs/queries.md): {name: SQL}."""
+    folder = resource_files("webmend.store") / "queries"
+    return {p.name[:-4]: p.read_text(encoding="utf-8") for p in sorted(folder.iterdir(), key=lambda p: p.name)
+            if p.name.endswith(".sql")}
+
+
+def format_result(columns: list[str], rows: list[tuple], fmt: str = "table") -> str:
+    """Query output as an aligned text table, JSON (a list of objects) or CSV."""
+    if fmt == "json":
+        return json.dumps([dict(zip(columns, row)) for row in rows], indent=2, default=str)
+    if fmt == "csv":
+        out = io.StringIO()
+        writer = csv.writer(out, lineterminator="\n")
+        writer.writerow(columns)
+        writer.writerows(rows)
+        return out.getvalue().rstrip("\n")
+    if fmt != "table":
+        raise ValueError(f"unknown format {fmt!r}: table, json or csv")
+    cells = [columns] + [["NULL" if v is None else str(v) for v in row] for row in rows]
+    widths = [max(len(r[i]) for r in cells) for i in range(len(columns))]
+    lines = ["  ".join(c.ljust(w) for c, w in zip(r, widths)).rstrip() for r in cells]
+    lines.insert(1, "  ".join("-" * w for w in widths))
+    return "\n".join(lines + [f"({len(rows)} row{'s' if len(rows) != 1 else ''})"])
