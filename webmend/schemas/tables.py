@@ -25,7 +25,10 @@ FAMILIES = (
     "apps_tools", "content_marketing", "data_visualization",
     "games_simulations", "three_d_webgl", "visual_art_animation",
 )
-REJECT_REASONS = ("policy", "duplicate", "near_duplicate", "contaminated", "not_a_web_task")
+# Intake's closed list of reject reasons (docs/intake.md says what each means).
+REJECT_REASONS = ("policy", "duplicate", "near_duplicate", "contaminated", "not_a_web_task",
+                  "malformed_input", "length", "rewrite_failed")
+PROMPT_KINDS = ("prompt", "benchmark_item", "forum_post", "library_example", "crawled_page")
 EXTRACTION_STATUSES = ("complete", "truncated", "no_html")
 GENERATION_STATUSES = ("generated", "refused", "failed", "not_generated")
 EVALUATION_STATUSES = (
@@ -58,11 +61,15 @@ TABLES: dict[str, pa.Schema] = {
         _f("subtype", pa.string()), _f("interactive", pa.bool_()), _f("family_confidence", pa.float64()),
         *_PROVENANCE, _f("fetched_at", _TS), _f("licence", pa.string()),
         _f("original", pa.string()),  # the raw post before rewriting; null when not rewritten
+        _f("kind", pa.string()), _f("family_method", pa.string()),  # PROMPT_KINDS; rules | llm | source
     ),
     # content_hash: sha256 of the prompt text.
     "prompt_rejects": _schema(
         _f("id", pa.string(), False), _f("prompt", pa.string()), _f("reason", pa.string(), False),
         _f("detail", pa.string()), *_PROVENANCE,
+        _f("rule", pa.string()),  # policy rule (reason policy), match kind (contaminated), scope | rewriter
+        _f("matched_id", pa.string()),  # the kept prompt or benchmark item it duplicates
+        _f("similarity", pa.float64()), _f("benchmark_file", pa.string()), _f("kind", pa.string()),
     ),
     # One row per model call. content_hash: sha256 of the response text (of the prompt when none).
     "generations": _schema(
@@ -146,6 +153,8 @@ TABLES: dict[str, pa.Schema] = {
 ALLOWED_VALUES: dict[tuple[str, str], tuple[str, ...]] = {
     ("prompts", "family"): FAMILIES,
     ("prompt_rejects", "reason"): REJECT_REASONS,
+    ("prompts", "kind"): PROMPT_KINDS,
+    ("prompt_rejects", "kind"): PROMPT_KINDS,
     ("generations", "extraction_status"): EXTRACTION_STATUSES,
     ("generations", "status"): GENERATION_STATUSES,
     ("evaluations", "status"): EVALUATION_STATUSES,
