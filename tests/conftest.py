@@ -42,3 +42,12 @@ def fixture_html(rel: str) -> str:
 
 def case(*steps, id="tc", weight=2) -> dict:
     return {"id": id, "name": id, "weight": weight, "steps": list(steps)}
+
+
+@pytest.fixture
+def llm_server():
+    """A started scripted OpenAI-compatible server on 127.0.0.1 (tests/generate/llm_server.py)."""
+    from generate.llm_server import ScriptedLLMServer
+
+    with ScriptedLLMServer() as server:
+        yield server
