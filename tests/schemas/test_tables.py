@@ -16,3 +16,19 @@ def test_rendered_tables_list_every_column():
     for name, cols in doc["tables"].items():
         assert [c["name"] for c in cols] == TABLES[name].names
         assert [c["name"] for c in cols[-len(COMMON_FIELDS):]] == [f.name for f in COMMON_FIELDS]
+
+
+def test_every_column_is_documented():
+    import re
+    from pathlib import Path
+
+    doc = (Path(__file__).resolve().parents[2] / "docs" / "data-root.md").read_text()
+    common = {f.name for f in COMMON_FIELDS}
+    sections = dict(re.findall(r"^### (\w+)\n(.*?)(?=^### |\Z)", doc, flags=re.S | re.M))
+    for name, schema in TABLES.items():
+        assert name in sections, f"docs/data-root.md: no section '### {name}'"
+        documented = set(re.findall(r"^\| `(\w+)` \|", sections[name], flags=re.M))
+        missing = [c for c in schema.names if c not in common and c not in documented]
+        assert not missing, f"docs/data-root.md ### {name}: document columns {missing}"
+    for field in COMMON_FIELDS:
+        assert f"| `{field.name}` |" in doc
