@@ -56,3 +56,22 @@ def test_a_data_file_without_its_commit_marker_is_invisible(root):
 
 def test_empty_root_reads_empty(root):
     assert root.keys("evaluations") == [] and root.read("evaluations").num_rows == 0
+
+
+def test_two_concurrent_writers_of_one_key_leave_one_whole_file(s3, request):
+    import threading
+
+    url = f"s3://{s3.bucket}/{request.node.name}"
+    barrier = threading.Barrier(2)
+
+    def writer(run_id: str) -> None:
+        barrier.wait()
+        DataRoot(url, storage_options=s3.storage_options).write("prompts", prompt_rows(1000, run_id=run_id), key="same")
+
+    threads = [threading.Thread(target=writer, args=(f"w{i}",)) for i in range(2)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(60)
+    got = DataRoot(url, storage_options=s3.storage_options).read("prompts")
+    assert got.num_rows == 1000 and len(set(got.column("run_id").to_pylist())) == 1
