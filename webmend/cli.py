@@ -12,6 +12,7 @@ import time
 from pathlib import Path
 
 from webmend.config import load_config
+from webmend.generate.command import add_arguments as add_generate_arguments
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -39,6 +40,9 @@ def _parser() -> argparse.ArgumentParser:
     sq.add_argument("--example", help="run a shipped example query by name instead (see docs/queries.md)")
     sq.add_argument("--save-db", nargs="?", const="", metavar="PATH",
                     help="also write a DuckDB file with the views (default ROOT/webmend.duckdb)")
+
+    gen = sub.add_parser("generate", help="generate pages for prompts through litellm (docs/generation.md)")
+    add_generate_arguments(gen)
     return p
 
 
@@ -123,11 +127,17 @@ def cmd_sql(args) -> int:
     return 0
 
 
+def cmd_generate(args) -> int:
+    from webmend.generate.command import run_command
+
+    return run_command(args)
+
+
 def main(argv: list[str] | None = None) -> int:
     args = _parser().parse_args(argv)
     logging.basicConfig(level=logging.DEBUG if args.verbose else logging.WARNING, format="%(levelname)s %(name)s: %(message)s")
     os.environ.setdefault("PYTHONUNBUFFERED", "1")
-    handler = {"evaluate": cmd_evaluate, "rescore": cmd_rescore, "sql": cmd_sql}[args.command]
+    handler = {"evaluate": cmd_evaluate, "rescore": cmd_rescore, "sql": cmd_sql, "generate": cmd_generate}[args.command]
     try:
         return handler(args)
     except (ValueError, FileNotFoundError) as exc:

@@ -26,6 +26,12 @@ from typing import Callable
 
 # Before the import: otherwise litellm fetches its model cost map from the internet at import time.
 os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
+_LITELLM_LOGGERS = ("LiteLLM", "LiteLLM Router", "LiteLLM Proxy")
+if "LITELLM_LOG" not in os.environ:
+    # litellm writes its debug records to stdout, which carries our commands' JSON: `webmend -v`
+    # must not switch them on (from the import on). LITELLM_LOG=DEBUG, litellm's own switch, still does.
+    for _name in _LITELLM_LOGGERS:
+        logging.getLogger(_name).setLevel(logging.WARNING)
 import litellm  # noqa: E402
 
 from webmend.generate.limits import Limits, RateLimiter, SpendCap  # noqa: E402
@@ -34,7 +40,7 @@ from webmend.generate.retry import Backoff, error_kind, retry_after_s  # noqa: E
 
 litellm.suppress_debug_info = True
 log = logging.getLogger(__name__)
-install_log_filter(__name__, "LiteLLM", "LiteLLM Router", "LiteLLM Proxy")
+install_log_filter(__name__, *_LITELLM_LOGGERS)
 
 CONTENT_FILTER = "content_filter"
 _CHARS_PER_TOKEN = 4  # rough estimate, only used to reserve rate-limit budget before a call
