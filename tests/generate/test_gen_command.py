@@ -69,6 +69,9 @@ def test_bad_prompts_file_exits_2(tmp_path, capsys):
     assert main(["generate", str(bad), "--model", MODEL, "--out", str(tmp_path / "o")]) == 2
     assert "marks sample ids" in capsys.readouterr().err
     assert main(["generate", str(tmp_path / "missing.jsonl"), "--model", MODEL]) == 2
+    good = write_prompts(tmp_path / "ok.jsonl", ["a"])
+    assert main(["generate", str(good), "--model", "nosuchprovider/x", "--out", str(tmp_path / "o")]) == 2
+    assert "cannot tell its provider" in capsys.readouterr().err
 
 
 def test_verbose_keeps_stdout_for_the_summary(server, tmp_path, capfd):
