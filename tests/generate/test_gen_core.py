@@ -99,3 +99,18 @@ def test_rejected_credentials_stop_the_run(server, tmp_path):
                             ResponseCache(tmp_path), stop)
     assert later.rows[0]["status"] == "not_generated" and "credentials rejected" in later.rows[0]["error"]
     assert len(server.requests) == 1
+
+
+
+def test_an_entry_from_an_older_layout_is_a_miss(server, tmp_path):
+    from webmend.generate.cache import cache_key
+    from webmend.generate.prompts import messages_for
+    from webmend.generate.samples import params_for
+
+    cache = ResponseCache(tmp_path)
+    key = cache_key(MODEL, params_for(sample(), CFG), messages_for(CHECKOUT.prompt), 0)
+    cache.put(key, {"text": PAGE, "old_field": 1})
+    server.script(chat_reply(PAGE))
+    result = generate_sample(sample(), CFG, make_client(), cache, RunStop())
+    assert result.rows[0]["cache_hit"] is False and len(server.requests) == 1
+    assert generate_sample(sample(), CFG, make_client(), cache, RunStop()).rows[0]["cache_hit"] is True

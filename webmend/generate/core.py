@@ -80,9 +80,9 @@ def generate_sample(sample: Sample, cfg: GenerationConfig, client: LLMClient, ca
 def _call(client: LLMClient, cache: ResponseCache | None, messages: list[dict], params: dict,
           index: int, stop: RunStop) -> tuple[Completion, bool] | LLMError | str:
     key = cache_key(client.model, params, messages, index)
-    cached = cache.get(key) if cache is not None else None
+    cached = _completion_from(cache.get(key)) if cache is not None else None
     if cached is not None:
-        return _completion_from(cached), True
+        return cached, True
     if stop.reason:
         return stop.reason
     try:
@@ -105,11 +105,17 @@ def _completion_to(c: Completion) -> dict:
     return data
 
 
-def _completion_from(data: dict) -> Completion:
-    data = dict(data)
-    data["started_at"] = datetime.fromisoformat(data["started_at"])
-    data["finished_at"] = datetime.fromisoformat(data["finished_at"])
-    return Completion(**data)
+def _completion_from(data: dict | None) -> Completion | None:
+    """A cached call, or None (a miss) when the entry predates the current Completion fields."""
+    if data is None:
+        return None
+    try:
+        data = dict(data, started_at=datetime.fromisoformat(data["started_at"]),
+                    finished_at=datetime.fromisoformat(data["finished_at"]))
+        return Completion(**data)
+    except (KeyError, TypeError, ValueError) as exc:
+        log.warning("ignoring an incompatible cache entry (%s)", exc)
+        return None
 
 
 def _base_row(sample: Sample, client: LLMClient, params: dict) -> dict:
