@@ -13,6 +13,7 @@ from pathlib import Path
 
 from webmend.config import load_config
 from webmend.generate.command import add_arguments as add_generate_arguments
+from webmend.intake.command import add_crawl_arguments, add_prompts_arguments
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -43,6 +44,11 @@ def _parser() -> argparse.ArgumentParser:
 
     gen = sub.add_parser("generate", help="generate pages for prompts through litellm (docs/generation.md)")
     add_generate_arguments(gen)
+
+    pr = sub.add_parser("prompts", help="filter, dedup and decontaminate prompt sources (docs/intake.md)")
+    add_prompts_arguments(pr)
+    cr = sub.add_parser("crawl", help="crawl allow-listed sites politely for task prompts (docs/intake.md)")
+    add_crawl_arguments(cr)
     return p
 
 
@@ -133,11 +139,24 @@ def cmd_generate(args) -> int:
     return run_command(args)
 
 
+def cmd_prompts(args) -> int:
+    from webmend.intake.command import run_prompts
+
+    return run_prompts(args)
+
+
+def cmd_crawl(args) -> int:
+    from webmend.intake.command import run_crawl
+
+    return run_crawl(args)
+
+
 def main(argv: list[str] | None = None) -> int:
     args = _parser().parse_args(argv)
     logging.basicConfig(level=logging.DEBUG if args.verbose else logging.WARNING, format="%(levelname)s %(name)s: %(message)s")
     os.environ.setdefault("PYTHONUNBUFFERED", "1")
-    handler = {"evaluate": cmd_evaluate, "rescore": cmd_rescore, "sql": cmd_sql, "generate": cmd_generate}[args.command]
+    handler = {"evaluate": cmd_evaluate, "rescore": cmd_rescore, "sql": cmd_sql, "generate": cmd_generate,
+               "prompts": cmd_prompts, "crawl": cmd_crawl}[args.command]
     try:
         return handler(args)
     except (ValueError, FileNotFoundError) as exc:

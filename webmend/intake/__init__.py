@@ -1,0 +1,1 @@
+"""Prompt intake: sources, crawl, policy, family, rewrite, dedup, decontamination (docs/intake.md)."""

@@ -1,0 +1,159 @@
+"""The intake stage: raw prompts in, kept prompts and reasoned rejects out.
+
+Order matters and is fixed: unusable records, then the exclusion policy (before any text reaches an
+LLM), the optional rewrite (policy again on its output), length and scope, decontamination (a
+benchmark match must not claim a dedup slot), dedup, and finally the family label. Every input
+ends as exactly one kept prompt or one reject with a reason from REJECT_REASONS.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from collections import Counter
+from dataclasses import dataclass, field
+from typing import Callable, Iterable
+
+from webmend.intake.config import IntakeConfig
+from webmend.intake.decontam import Contamination, Decontaminator
+from webmend.intake.dedup import Deduplicator
+from webmend.intake.family import FamilyLabel, classify
+from webmend.intake.normalize import sha256_hex
+from webmend.intake.policy import check_policy, redact
+from webmend.intake.rewrite import rewrite_post
+from webmend.intake.scope import check_scope
+from webmend.intake.sources import RawPrompt
+
+log = logging.getLogger(__name__)
+
+Complete = Callable[[list[dict]], str]
+
+
+@dataclass(frozen=True)
+class Kept:
+    id: str
+    prompt: str
+    raw: RawPrompt
+    label: FamilyLabel
+    original: str | None  # the raw post when the prompt is a rewrite
+
+
+@dataclass(frozen=True)
+class Rejected:
+    id: str
+    text: str  # redacted
+    reason: str
+    detail: str
+    raw: RawPrompt
+    rule: str | None = None
+    matched_id: str | None = None
+    similarity: float | None = None
+    benchmark_file: str | None = None
+
+
+@dataclass
+class IntakeResult:
+    kept: list[Kept] = field(default_factory=list)
+    rejects: list[Rejected] = field(default_factory=list)
+    inputs_hash: str = ""  # sha256 over the inputs' texts in order: names the run
+    elapsed_s: float = 0.0
+
+
+class _Reject(Exception):
+    def __init__(self, reason: str, detail: str, **extra):
+        super().__init__(detail)
+        self.reason, self.detail, self.extra = reason, detail, extra
+
+
+class Intake:
+    """One run's state: the dedup memory and the ids handed out so far."""
+
+    def __init__(self, cfg: IntakeConfig, *, decontaminator: Decontaminator | None = None,
+                 rewrite: Complete | None = None, classify_llm: Complete | None = None):
+        self.cfg = cfg
+        self.decontaminator = decontaminator
+        self.rewrite = rewrite
+        self.classify_llm = classify_llm
+        self.dedup = Deduplicator(cfg.dedup)
+        self._ids: Counter = Counter()
+
+    def process(self, raw: RawPrompt) -> Kept | Rejected:
+        pid = self._unique_id(raw.id)
+        text, original = raw.text, None
+        try:
+            self._check_source(raw)
+            if raw.needs_rewrite and self.rewrite is not None:
+                text, original = self._rewritten(raw), raw.text
+            self._check_text(text)
+            self._check_decontam(text)
+            self._check_dedup(pid, text)
+        except _Reject as rej:
+            return Rejected(pid, redact(text), rej.reason, rej.detail, raw, **rej.extra)
+        label = classify(text, raw.hints, self.classify_llm, self.cfg.family.llm_below_confidence)
+        return Kept(pid, text, raw, label, original)
+
+    def _unique_id(self, given: str) -> str:
+        # '#' marks sample ids downstream (P#k), so it never appears in a prompt id.
+        base = given.replace("#", "-").strip() or "prompt"
+        self._ids[base] += 1
+        return base if self._ids[base] == 1 else f"{base}~{self._ids[base]}"
+
+    def _check_source(self, raw: RawPrompt) -> None:
+        if raw.problem:
+            raise _Reject("malformed_input", raw.problem)
+        if raw.source_policy:
+            rule, detail = raw.source_policy
+            raise _Reject("policy", detail, rule=rule)
+        verdict = check_policy(raw.text)
+        if verdict:
+            raise _Reject("policy", verdict.detail, rule=verdict.rule)
+
+    def _rewritten(self, raw: RawPrompt) -> str:
+        result = rewrite_post(raw.text, self.rewrite, min_chars=self.cfg.min_prompt_chars)
+        if result.not_a_task:
+            raise _Reject("not_a_web_task", "the rewriter found no request for a web page", rule="rewriter")
+        if result.prompt is None:
+            raise _Reject("rewrite_failed", result.error or "no rewrite")
+        return result.prompt
+
+    def _check_text(self, text: str) -> None:
+        verdict = check_policy(text)
+        if verdict:
+            raise _Reject("policy", verdict.detail, rule=verdict.rule)
+        n = len(text)
+        if not self.cfg.min_prompt_chars <= n <= self.cfg.max_prompt_chars:
+            raise _Reject("length", f"{n} characters; allowed {self.cfg.min_prompt_chars}-{self.cfg.max_prompt_chars}")
+        why = check_scope(text)
+        if why:
+            raise _Reject("not_a_web_task", why, rule="scope")
+
+    def _check_decontam(self, text: str) -> None:
+        if self.decontaminator is None:
+            return
+        hit: Contamination | None = self.decontaminator.check(text)
+        if hit:
+            raise _Reject("contaminated", f"{hit.kind} match of benchmark prompt {hit.benchmark_id}",
+                          rule=hit.kind, matched_id=hit.benchmark_id, similarity=hit.similarity,
+                          benchmark_file=hit.benchmark_file)
+
+    def _check_dedup(self, pid: str, text: str) -> None:
+        match = self.dedup.check(pid, text)
+        if match is None:
+            return
+        reason = "duplicate" if match.kind == "exact" else "near_duplicate"
+        raise _Reject(reason, f"{match.kind} match of kept prompt {match.key}", matched_id=match.key,
+                      similarity=match.similarity)
+
+
+def run_intake(raws: Iterable[RawPrompt], intake: Intake) -> IntakeResult:
+    result = IntakeResult()
+    started = time.perf_counter()
+    digest = []
+    for raw in raws:
+        digest.append(sha256_hex(raw.text))
+        outcome = intake.process(raw)
+        (result.kept if isinstance(outcome, Kept) else result.rejects).append(outcome)
+    result.inputs_hash = sha256_hex("\n".join(digest))
+    result.elapsed_s = round(time.perf_counter() - started, 3)
+    log.info("intake: %d kept, %d rejected", len(result.kept), len(result.rejects))
+    return result

@@ -1,0 +1,101 @@
+"""Quality of the intake rules on the committed labelled sets, checked against the config's gates.
+
+    python -m webmend.intake.quality [--config FILE]     # prints the figures; exit 1 below a gate
+
+data/intake/family_labels.jsonl: prompts labelled with family and interactive flag ("dev" rows were
+seen while writing the rules, "holdout" rows were not). data/intake/near_dup_pairs.jsonl: prompt
+pairs labelled duplicate or not, by variant (whitespace, case, punctuation, small_edit,
+distinct_same_topic).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections import Counter
+from pathlib import Path
+
+from webmend.intake.config import IntakeConfig, load_intake_config
+from webmend.intake.dedup import Deduplicator
+from webmend.intake.family import classify_rules
+
+DATA = Path(__file__).resolve().parents[2] / "data" / "intake"
+FAMILY_LABELS = DATA / "family_labels.jsonl"
+NEAR_DUP_PAIRS = DATA / "near_dup_pairs.jsonl"
+
+
+def _rows(path: Path) -> list[dict]:
+    return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
+
+
+def family_metrics(path: Path = FAMILY_LABELS) -> dict:
+    rows = _rows(path)
+    out: dict = {"rows": len(rows)}
+    for split in ("all", "dev", "holdout"):
+        subset = [r for r in rows if split == "all" or r.get("split", "dev") == split]
+        if not subset:
+            continue
+        labels = [classify_rules(r["text"]) for r in subset]
+        out[split] = {
+            "rows": len(subset),
+            "family_accuracy": round(sum(l.family == r["family"] for l, r in zip(labels, subset)) / len(subset), 4),
+            "interactive_accuracy": round(sum(l.interactive == r["interactive"] for l, r in zip(labels, subset)) / len(subset), 4),
+        }
+    predicted = {r["id"]: classify_rules(r["text"]).family for r in rows}
+    misses = Counter((r["family"], predicted[r["id"]]) for r in rows if predicted[r["id"]] != r["family"])
+    out["confusions"] = {f"{a} -> {b}": n for (a, b), n in sorted(misses.items())}
+    return out
+
+
+def near_dup_metrics(cfg: IntakeConfig, path: Path = NEAR_DUP_PAIRS) -> dict:
+    rows = _rows(path)
+    tp = fp = fn = tn = 0
+    by_variant: Counter = Counter()
+    for r in rows:
+        dedup = Deduplicator(cfg.dedup)
+        dedup.check("a", r["a"])
+        predicted = dedup.check("b", r["b"]) is not None
+        tp += predicted and r["duplicate"]
+        fp += predicted and not r["duplicate"]
+        fn += (not predicted) and r["duplicate"]
+        tn += (not predicted) and not r["duplicate"]
+        by_variant[(r["variant"], predicted == r["duplicate"])] += 1
+    variants = sorted({v for v, _ in by_variant})
+    return {
+        "pairs": len(rows),
+        "precision": round(tp / (tp + fp), 4) if tp + fp else 0.0,
+        "recall": round(tp / (tp + fn), 4) if tp + fn else 0.0,
+        "counts": {"tp": tp, "fp": fp, "fn": fn, "tn": tn},
+        "correct_by_variant": {v: f"{by_variant[(v, True)]}/{by_variant[(v, True)] + by_variant[(v, False)]}" for v in variants},
+        "threshold": cfg.dedup.threshold,
+    }
+
+
+def quality_report(cfg: IntakeConfig) -> dict:
+    fam, dup = family_metrics(), near_dup_metrics(cfg)
+    g = cfg.quality
+    gates = {
+        "family_accuracy": (fam["all"]["family_accuracy"], g.family_accuracy_min),
+        "interactive_accuracy": (fam["all"]["interactive_accuracy"], g.interactive_accuracy_min),
+        "near_dup_precision": (dup["precision"], g.near_dup_precision_min),
+        "near_dup_recall": (dup["recall"], g.near_dup_recall_min),
+    }
+    return {
+        "family": fam,
+        "near_duplicates": dup,
+        "gates": {k: {"value": v, "min": m, "pass": v >= m} for k, (v, m) in gates.items()},
+        "pass": all(v >= m for v, m in gates.values()),
+    }
+
+
+def main(argv: list[str] | None = None) -> int:
+    p = argparse.ArgumentParser(prog="python -m webmend.intake.quality", description=__doc__.split("\n\n")[0])
+    p.add_argument("--config", help="intake config (TOML/JSON) whose thresholds and gates to use")
+    report = quality_report(load_intake_config(p.parse_args(argv).config))
+    print(json.dumps(report, indent=2))
+    return 0 if report["pass"] else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
