@@ -63,11 +63,10 @@ def parse_rewrite(answer: str | None, min_chars: int = 20) -> Rewrite:
 
 
 def _clean(answer: str) -> str:
-    text = answer.strip()
+    text = _PREAMBLE.sub("", answer.strip()).strip()
     fenced = re.fullmatch(r"```[\w-]*\n?(.*?)\n?```", text, re.S)
     if fenced:
-        text = fenced.group(1).strip()
-    text = _PREAMBLE.sub("", text).strip()
+        text = _PREAMBLE.sub("", fenced.group(1).strip()).strip()
     if len(text) >= 2 and text[0] == text[-1] and text[0] in "\"'":
         text = text[1:-1].strip()
     return text
