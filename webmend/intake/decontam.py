@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from webmend.intake.config import DecontamSettings, DedupSettings
-from webmend.intake.dedup import NearDupIndex, Signer
+from webmend.intake.dedup import Fingerprint, NearDupIndex, Signer
 from webmend.intake.normalize import normalize_text, sha256_hex
 from webmend.intake.sources import iter_file
 
@@ -51,6 +51,7 @@ def load_benchmarks(paths) -> list[BenchmarkPrompt]:
 
 class Decontaminator:
     def __init__(self, benchmarks: list[BenchmarkPrompt], dedup: DedupSettings, settings: DecontamSettings):
+        self.dedup_settings = dedup
         self._signer = Signer(dedup)
         self._exact: dict[str, BenchmarkPrompt] = {}
         self._near = NearDupIndex(settings.threshold, dedup.num_perm)
@@ -63,12 +64,13 @@ class Decontaminator:
             self._near.add(key, self._signer.sign(normal))
         log.info("decontamination index: %d benchmark prompts", len(benchmarks))
 
-    def check(self, text: str) -> Contamination | None:
-        normal = normalize_text(text)
-        bench = self._exact.get(sha256_hex(normal))
+    def check(self, text: str, fp: Fingerprint | None = None) -> Contamination | None:
+        """fp: the text's fingerprint when the caller has one (it must come from the same dedup settings)."""
+        fp = fp or self._signer.fingerprint(text)
+        bench = self._exact.get(fp.exact_key)
         if bench is not None:
             return Contamination(bench.id, bench.file, "exact", 1.0)
-        match = self._near.best_match(self._signer.sign(normal))
+        match = self._near.best_match(fp.signature)
         if match is None:
             return None
         bench = self._by_key[match.key]

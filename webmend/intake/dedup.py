@@ -25,6 +25,15 @@ class Match:
     similarity: float
 
 
+@dataclass(frozen=True)
+class Fingerprint:
+    """A text's normal form, its exact-match key and its signature: computed once, used by dedup and decontam."""
+
+    normal: str
+    exact_key: str
+    signature: LeanMinHash
+
+
 class Signer:
     """Builds MinHash signatures with one shared, seeded set of permutations."""
 
@@ -42,6 +51,10 @@ class Signer:
         )
         m.update_batch(shingles(normal, self.settings.shingle_chars))
         return LeanMinHash(m)
+
+    def fingerprint(self, text: str) -> Fingerprint:
+        normal = normalize_text(text)
+        return Fingerprint(normal, sha256_hex(normal), self.sign(normal))
 
 
 @lru_cache(maxsize=16)
@@ -88,14 +101,12 @@ class Deduplicator:
         self._exact: dict[str, str] = {}
         self._near = NearDupIndex(settings.threshold, settings.num_perm)
 
-    def check(self, key: str, text: str) -> Match | None:
-        normal = normalize_text(text)
-        exact_key = sha256_hex(normal)
-        if exact_key in self._exact:
-            return Match("exact", self._exact[exact_key], 1.0)
-        sig = self.signer.sign(normal)
-        match = self._near.best_match(sig)
+    def check(self, key: str, text: str, fp: Fingerprint | None = None) -> Match | None:
+        fp = fp or self.signer.fingerprint(text)
+        if fp.exact_key in self._exact:
+            return Match("exact", self._exact[fp.exact_key], 1.0)
+        match = self._near.best_match(fp.signature)
         if match is None:
-            self._exact[exact_key] = key
-            self._near.add(key, sig)
+            self._exact[fp.exact_key] = key
+            self._near.add(key, fp.signature)
         return match

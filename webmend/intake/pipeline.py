@@ -16,7 +16,7 @@ from typing import Callable, Iterable
 
 from webmend.intake.config import IntakeConfig
 from webmend.intake.decontam import Contamination, Decontaminator
-from webmend.intake.dedup import Deduplicator
+from webmend.intake.dedup import Deduplicator, Fingerprint
 from webmend.intake.family import FamilyLabel, classify
 from webmend.intake.normalize import sha256_hex
 from webmend.intake.policy import check_policy, redact
@@ -70,6 +70,8 @@ class Intake:
 
     def __init__(self, cfg: IntakeConfig, *, decontaminator: Decontaminator | None = None,
                  rewrite: Complete | None = None, classify_llm: Complete | None = None):
+        if decontaminator is not None and decontaminator.dedup_settings != cfg.dedup:
+            raise ValueError("the decontaminator must sign with the run's dedup settings")
         self.cfg = cfg
         self.decontaminator = decontaminator
         self.rewrite = rewrite
@@ -85,8 +87,9 @@ class Intake:
             if raw.needs_rewrite and self.rewrite is not None:
                 text, original = self._rewritten(raw), raw.text
             self._check_text(text)
-            self._check_decontam(text)
-            self._check_dedup(pid, text)
+            fp = self.dedup.signer.fingerprint(text)  # one signature serves decontam and dedup
+            self._check_decontam(text, fp)
+            self._check_dedup(pid, text, fp)
         except _Reject as rej:
             return Rejected(pid, redact(text), rej.reason, rej.detail, raw, **rej.extra)
         label = classify(text, raw.hints, self.classify_llm, self.cfg.family.llm_below_confidence)
@@ -127,17 +130,17 @@ class Intake:
         if why:
             raise _Reject("not_a_web_task", why, rule="scope")
 
-    def _check_decontam(self, text: str) -> None:
+    def _check_decontam(self, text: str, fp: Fingerprint) -> None:
         if self.decontaminator is None:
             return
-        hit: Contamination | None = self.decontaminator.check(text)
+        hit: Contamination | None = self.decontaminator.check(text, fp)
         if hit:
             raise _Reject("contaminated", f"{hit.kind} match of benchmark prompt {hit.benchmark_id}",
                           rule=hit.kind, matched_id=hit.benchmark_id, similarity=hit.similarity,
                           benchmark_file=hit.benchmark_file)
 
-    def _check_dedup(self, pid: str, text: str) -> None:
-        match = self.dedup.check(pid, text)
+    def _check_dedup(self, pid: str, text: str, fp: Fingerprint) -> None:
+        match = self.dedup.check(pid, text, fp)
         if match is None:
             return
         reason = "duplicate" if match.kind == "exact" else "near_duplicate"
