@@ -129,7 +129,7 @@ def record_to_prompt(obj, source: str, where: str, fallback_id: str) -> RawPromp
     common = dict(
         id=rid,
         source=str(obj.get("source") or _forum_source(obj) or source),
-        file=where,
+        file=str(obj.get("file") or where),  # a prompts table read back keeps the first file
         url=_str_or_none(obj.get("url") or obj.get("permalink")),
         fetched_at=_str_or_none(obj.get("fetched_at") or obj.get("created_utc")),
         licence=next((str(obj[k]) for k in _LICENCE_FIELDS if obj.get(k)), None),
