@@ -5,7 +5,9 @@ real sleeping in waits). Both run with the same number of worker processes, one 
 in this one invocation, and the ratios are printed. --quick runs the baseline on a stratified
 subset (one page per family), since real-time waits make it slow.
 
-CPU seconds are machine-wide (from /proc/stat), so run it on an otherwise idle machine.
+CPU seconds are counted two ways: for the run's own process tree (worker processes, their
+Playwright drivers and Chromium processes, from getrusage once the worker pool has exited;
+needs --workers >= 2) and machine-wide (from /proc/stat, which includes anything else running).
 
     .venv/bin/python bench/evaluator_throughput.py [--quick] [--workers 2] [--limit N]
 """
@@ -15,6 +17,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import resource
 import sys
 import tempfile
 import time
@@ -39,11 +42,18 @@ def busy_cpu_seconds() -> float:
     return (sum(fields[:8]) - idle) / os.sysconf("SC_CLK_TCK")
 
 
+def tree_cpu_seconds() -> float:
+    """CPU of this process and of every descendant that has exited and been waited for."""
+    own, kids = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
+    return own.ru_utime + own.ru_stime + kids.ru_utime + kids.ru_stime
+
+
 def run(paths: list[Path], items: dict, cfg: EvalConfig, workers: int) -> dict:
     with tempfile.TemporaryDirectory(prefix="webmend-bench-") as out:
-        cpu0, t0 = busy_cpu_seconds(), time.perf_counter()
+        cpu0, tree0, t0 = busy_cpu_seconds(), tree_cpu_seconds(), time.perf_counter()
         run_evaluation(iter_pages(paths), items, cfg, out, workers=workers)
         wall, cpu = time.perf_counter() - t0, busy_cpu_seconds() - cpu0
+        tree_cpu = tree_cpu_seconds() - tree0
         records = list(iter_records(Path(out) / "results.jsonl"))
     fam = defaultdict(lambda: {"pages": 0, "elapsed_s": 0.0})
     for rec in records:
@@ -55,8 +65,11 @@ def run(paths: list[Path], items: dict, cfg: EvalConfig, workers: int) -> dict:
         "pages": n,
         "wall_s": round(wall, 2),
         "pages_per_min": round(n / wall * 60, 2),
-        "cpu_s_per_page": round(cpu / n, 3),
+        "cpu_s_per_page": round(tree_cpu / n, 3),
+        "machine_cpu_s_per_page": round(cpu / n, 3),
         "mean_page_s": {k: round(v["elapsed_s"] / v["pages"], 3) for k, v in fam.items()},
+        # what `workers` processes would sustain on a corpus of only this family
+        "family_pages_per_min": {k: round(workers * 60 * v["pages"] / v["elapsed_s"], 2) for k, v in fam.items()},
         "statuses": _count(r["status"] for r in records),
         "scores": {r["id"]: (r["score"] or {}).get("total") for r in records},
     }

@@ -37,6 +37,7 @@ class PageEvents:
     downloads: int = 0
     crashes: int = 0
     hangs: list[str] = field(default_factory=list)
+    webgl_documents: int = 0  # documents that created a WebGL context
 
     def on_console(self, kind: str, text: str) -> None:
         if text.startswith(REPORT_PREFIX):
@@ -64,6 +65,8 @@ class PageEvents:
         kind, _, detail = body.partition(" ")
         if kind == "dialog":
             self.on_dialog(detail or "alert")
+        elif kind == "webgl":
+            self.webgl_documents += 1
         elif kind == "popup":
             self.contained["popup"] = self.contained.get("popup", 0) + 1
             self._keep(self.popups, detail[:200])
@@ -93,4 +96,5 @@ class PageEvents:
             "downloads": self.downloads,
             "crashes": self.crashes,
             "hangs": self.hangs,
+            "webgl_documents": self.webgl_documents,
         }

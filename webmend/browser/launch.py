@@ -94,5 +94,12 @@ def resolve_executable(netns_mode: str) -> tuple[str, bool]:
     return binary, False
 
 
-def launch_args(js_heap_mb: int) -> list[str]:
-    return [*OFFLINE_FLAGS, f"--js-flags=--max-old-space-size={js_heap_mb}"]
+# Browser profiles. "raster" composites in software: a screenshot costs ~0.04 s instead of
+# 0.2-0.4 s through the SwiftShader compositor. But then every WebGL frame is read back to the
+# CPU (~80 ms per fake frame at 1280x720), so WebGL pages run in a "gl" browser that composites
+# through SwiftShader, where WebGL frames cost almost nothing until something is captured.
+PROFILES = {"raster": ("--disable-gpu-compositing",), "gl": ()}
+
+
+def launch_args(js_heap_mb: int, profile: str = "raster") -> list[str]:
+    return [*OFFLINE_FLAGS, *PROFILES[profile], f"--js-flags=--max-old-space-size={js_heap_mb}"]

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import base64
+import secrets
 import io
 import logging
 from dataclasses import dataclass
@@ -24,9 +25,12 @@ from webmend.config import EvalConfig, Viewport
 log = logging.getLogger(__name__)
 
 THUMB_SIZE = (160, 90)
-DOC_SPACING_MS = 100_000_000  # page clocks of successive fresh loads start this far apart
 CLOCK_CHUNK_MS = 2000
+# The page clock's handle on the page's window. Not enumerable; the name is fixed per process and
+# unguessable to pages written in advance.
+CLOCK_KEY = "__wm_clock_" + secrets.token_hex(6)
 _INIT_JS = resources.files("webmend.browser.assets").joinpath("init.js").read_text()
+_CLOCK_JS = resources.files("webmend.browser.assets").joinpath("clock.js").read_text()
 _PROBES_JS = resources.files("webmend.browser.assets").joinpath("probes.js").read_text()
 
 
@@ -78,6 +82,9 @@ class PageSession:
         init = _INIT_JS.replace("__WM_SEED__", str(cfg.sandbox.seed))
         init = init.replace("__WM_CONSOLE_CAP__", str(cfg.limits.max_console_calls))
         init = init.replace("__WM_MAX_WORKERS__", str(cfg.limits.max_workers))
+        if cfg.virtual_time:
+            clock = _CLOCK_JS.replace("__WM_CLOCK_KEY__", CLOCK_KEY)
+            init = clock.replace("__WM_START_MS__", str(int(cfg.sandbox.start_time_ms))) + init
         await self.context.add_init_script(script=init)
         await self.context.route("**/*", self.shared.policy.handle)
         await self.context.route_web_socket("**/*", self.shared.policy.handle_websocket)
@@ -85,17 +92,13 @@ class PageSession:
         self._wire_events(self.page)
         self.cdp = await self.context.new_cdp_session(self.page)
         self.crashed = False
-        if cfg.virtual_time:
-            # No install(): between install() and the first pause, fake time follows real time,
-            # and that leaks into performance.now(). A first pause_at() installs the clock
-            # already paused. (Playwright takes seconds.)
-            await self.page.clock.pause_at(cfg.sandbox.start_time_ms / 1000)
 
     async def load(self, index: int) -> None:
         """A freshly loaded document with empty storage and the default viewport.
 
-        Document `index` (0 = the probe, i = test case i) starts its page clock at a fixed
-        offset, so what one test case does never shifts the time another one sees.
+        Every document starts its page clock at the same page time (clock.js), so what one
+        test case does never shifts the time another one sees. `index` names the document
+        (0 = the probe, i = test case i).
         """
         cfg = self.cfg
         if self.page is None or self.crashed:
@@ -107,14 +110,12 @@ class PageSession:
             # would swap the renderer process) drops the old document, its timers and its
             # unload handlers before storage is cleared.
             await self.guard(self.page.goto(BLANK_URL, wait_until="commit", timeout=0), "blank")
+            self._world = self._frame_id = None  # the old document's isolated world is gone
             await self.guard(self.cdp.send("Storage.clearDataForOrigin", {"origin": PAGE_ORIGIN, "storageTypes": "all"}), "clear storage")
             if self.viewport != cfg.viewport:
                 await self.set_viewport(cfg.viewport.width, cfg.viewport.height)
         self._world = self._frame_id = None
-        self.doc_start = cfg.sandbox.start_time_ms + index * DOC_SPACING_MS
-        self.vnow = self.doc_start
-        if cfg.virtual_time:
-            await self.page.clock.pause_at(self.doc_start / 1000)
+        self.doc_start = self.vnow = cfg.sandbox.start_time_ms
         self.shared.policy.start_document()
         # Wait for whichever document ends up loaded: a page that reloads itself replaces the
         # navigation goto() started, so waiting on that navigation would never finish.
@@ -233,12 +234,21 @@ class PageSession:
         left = ms
         while left > 0:
             chunk = min(left, CLOCK_CHUNK_MS)
+            # Timer exceptions are reported by clock.js as uncaught errors (page errors); a failure
+            # here means the document went away mid-run (the page navigated or reloaded itself),
+            # and the new document starts its own clock.
             try:
-                await self.guard(self.page.clock.run_for(chunk), f"run_for {chunk}")
+                res = await self.guard(self.cdp.send("Runtime.evaluate", {
+                    "expression": f"window.{CLOCK_KEY}.runFor({chunk})", "awaitPromise": True, "returnByValue": True,
+                }), f"run_for {chunk}")
             except (PageHung, PageCrashed):
                 raise
-            except Exception as exc:  # a timer threw past our wrapper: still the page's error
-                self.shared.events.on_page_error(str(exc).split("\n", 1)[0].removeprefix("Clock.run_for: "))
+            except Exception as exc:  # "Execution context was destroyed" and the like
+                log.debug("clock run interrupted: %s", exc)
+                return
+            if "exceptionDetails" in res:
+                log.debug("clock run failed: %s", res["exceptionDetails"].get("text"))
+                return
             left -= chunk
 
     # ---- evaluation --------------------------------------------------------------------

@@ -15,7 +15,7 @@ from importlib.metadata import version
 
 from playwright.async_api import async_playwright
 
-from webmend.browser.launch import launch_args, resolve_executable
+from webmend.browser.launch import PROFILES, launch_args, resolve_executable
 from webmend.config import EvalConfig
 
 log = logging.getLogger(__name__)
@@ -36,7 +36,7 @@ class BrowserWorker:
         self._thread = threading.Thread(target=self._loop.run_forever, name="webmend-browser", daemon=True)
         self._thread.start()
         self._pw = None
-        self._browser = None
+        self._browsers: dict[str, object] = {}  # profile -> Browser, launched on first use
         self.isolated_network = False
         self.browser_version = ""
         self.launches = 0
@@ -45,20 +45,23 @@ class BrowserWorker:
     def playwright_version(self) -> str:
         return version("playwright")
 
-    def run(self, job, wall_s: float):
-        """Run `job(browser)` (a coroutine function) on the browser thread, bounded in wall time."""
-        fut = asyncio.run_coroutine_threadsafe(self._run(job), self._loop)
+    def run(self, job, wall_s: float, profile: str = "raster"):
+        """Run `job(browser)` (a coroutine function) on the browser thread, bounded in wall time.
+
+        `profile` picks the browser (launch.PROFILES): "gl" for pages that draw with WebGL.
+        """
+        fut = asyncio.run_coroutine_threadsafe(self._run(job, profile), self._loop)
         try:
             return fut.result(timeout=wall_s)
         except concurrent.futures.TimeoutError:
             fut.cancel()
             # The job's own cleanup runs on cancellation; if Chromium is wedged, start afresh.
-            if not self._responsive():
-                self._restart()
+            if not self._responsive(profile):
+                self._restart(profile)
             raise WallTimeout(f"page exceeded {wall_s:.0f}s wall-clock cap") from None
 
-    async def _run(self, job):
-        browser = await self._ensure_browser()
+    async def _run(self, job, profile: str):
+        browser = await self._ensure_browser(profile)
         try:
             return await job(browser)
         except Exception as exc:
@@ -67,36 +70,41 @@ class BrowserWorker:
             raise
         finally:
             if not self.cfg.reuse_browser:
-                self._browser = None
+                self._browsers.pop(profile, None)
                 await browser.close()
 
-    async def _ensure_browser(self):
-        if self._browser is not None and self._browser.is_connected():
-            return self._browser
+    async def _ensure_browser(self, profile: str = "raster"):
+        if profile not in PROFILES:
+            raise ValueError(f"unknown browser profile {profile!r}")
+        browser = self._browsers.get(profile)
+        if browser is not None and browser.is_connected():
+            return browser
         if self._pw is None:
             self._pw = await async_playwright().start()
         executable, isolated = resolve_executable(self.cfg.sandbox.netns)
-        self._browser = await self._pw.chromium.launch(
+        browser = self._browsers[profile] = await self._pw.chromium.launch(
             executable_path=executable,
-            args=launch_args(self.cfg.limits.js_heap_mb),
+            args=launch_args(self.cfg.limits.js_heap_mb, profile),
             headless=True,
             timeout=60_000,
         )
         self.isolated_network = isolated
-        self.browser_version = self._browser.version
+        self.browser_version = browser.version
         self.launches += 1
-        log.info("chromium %s launched (netns=%s)", self.browser_version, isolated)
-        return self._browser
+        log.info("chromium %s launched (profile=%s, netns=%s)", self.browser_version, profile, isolated)
+        return browser
 
     def ensure_started(self) -> None:
         asyncio.run_coroutine_threadsafe(self._ensure_browser(), self._loop).result(timeout=90)
 
-    def _responsive(self) -> bool:
+    def _responsive(self, profile: str) -> bool:
+        browser = self._browsers.get(profile)
+
         async def ping():
-            ctx = await self._browser.new_context()
+            ctx = await browser.new_context()
             await ctx.close()
 
-        if self._browser is None:
+        if browser is None:
             return False
         try:
             asyncio.run_coroutine_threadsafe(asyncio.wait_for(ping(), 10), self._loop).result(timeout=15)
@@ -104,11 +112,11 @@ class BrowserWorker:
         except Exception:
             return False
 
-    def _restart(self) -> None:
+    def _restart(self, profile: str) -> None:
         log.warning("restarting a stuck Chromium")
 
         async def kill():
-            browser, self._browser = self._browser, None
+            browser = self._browsers.pop(profile, None)
             if browser is not None:
                 try:
                     await asyncio.wait_for(browser.close(), 10)
@@ -119,12 +127,13 @@ class BrowserWorker:
             asyncio.run_coroutine_threadsafe(kill(), self._loop).result(timeout=20)
         except Exception as exc:
             log.warning("restart cleanup failed: %s", exc)
-            self._browser = None
+            self._browsers.pop(profile, None)
 
     def close(self) -> None:
         async def shutdown():
-            if self._browser is not None:
-                await self._browser.close()
+            for browser in list(self._browsers.values()):
+                await browser.close()
+            self._browsers.clear()
             if self._pw is not None:
                 await self._pw.stop()
 

@@ -53,7 +53,7 @@ def evaluate_page(html: str, cfg: EvalConfig, item: dict | None = None, worker: 
     result = None
     for scale in (1, 2):
         try:
-            result = _run_once(worker, html, cfg, cases, scale)
+            result = _run_once(worker, html, cfg, cases, scale, "gl" if facts.get("uses_webgl") else "raster")
         except WallTimeout as exc:
             log.warning("page timed out (budget x%d): %s", scale, exc)
             continue
@@ -69,16 +69,24 @@ def evaluate_page(html: str, cfg: EvalConfig, item: dict | None = None, worker: 
     return result
 
 
-def _run_once(worker: BrowserWorker, html: str, cfg: EvalConfig, cases: list, scale: int) -> dict:
-    """One attempt; a browser that died under the page is replaced and the page run again."""
+def _run_once(worker: BrowserWorker, html: str, cfg: EvalConfig, cases: list, scale: int, profile: str) -> dict:
+    """One attempt; a browser that died under the page is replaced and the page run again.
+
+    A page that turned out to draw with WebGL in the raster browser is run again in the gl one
+    (see launch.PROFILES), so the verdict never depends on which browser the code scan chose.
+    """
     try:
-        return _run(worker, html, cfg, cases, scale)
+        result = _run(worker, html, cfg, cases, scale, profile)
     except BrowserDied as exc:
         log.warning("browser died during a page (%s); relaunching and retrying", exc)
-        return _run(worker, html, cfg, cases, scale)
+        result = _run(worker, html, cfg, cases, scale, profile)
+    if profile == "raster" and result["events"]["webgl_documents"]:
+        log.info("page uses WebGL at run time; evaluating it again in the gl browser")
+        return _run_once(worker, html, cfg, cases, scale, "gl")
+    return result
 
 
-def _run(worker: BrowserWorker, html: str, cfg: EvalConfig, cases: list, scale: int) -> dict:
+def _run(worker: BrowserWorker, html: str, cfg: EvalConfig, cases: list, scale: int, profile: str) -> dict:
     mirror = load_mirror(cfg.cdn_dir)
     events = PageEvents(max_messages=cfg.limits.max_console_messages)
     net = NetworkLog()
@@ -90,6 +98,8 @@ def _run(worker: BrowserWorker, html: str, cfg: EvalConfig, cases: list, scale: 
         try:
             await session.open()
             probe = await run_probe(session)
+            if profile == "raster" and events.webgl_documents:
+                return probe, []  # to be run again in the gl browser (see _run_once)
             if probe.get("load_hang") or probe.get("crash_during") == "load":
                 # Loading is deterministic: every fresh load would hang or crash the same way.
                 why = "page hung during load (infinite loop?)" if probe.get("load_hang") else "renderer crashed during load"
@@ -99,7 +109,7 @@ def _run(worker: BrowserWorker, html: str, cfg: EvalConfig, cases: list, scale: 
             await session.close()
 
     wall_s = (cfg.limits.page_wall_s + cfg.limits.test_wall_s * len(cases)) * scale
-    probe, tests = worker.run(job, wall_s=wall_s)
+    probe, tests = worker.run(job, wall_s=wall_s, profile=profile)
     status, reason, flags = classify(probe, events, net, cfg)
     return {
         "status": status,

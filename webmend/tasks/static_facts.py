@@ -327,7 +327,7 @@ def _external_resources(
 # ---------------------------------------------------------------------------
 
 _WEBGL = re.compile(
-    r"""getContext\(\s*["'](?:webgl2?|experimental-webgl)["']|\bTHREE\b|WebGLRenderer|\bBABYLON\b"""
+    r"""getContext\(\s*["'](?:webgl2?|experimental-webgl)["']|\bTHREE\b|WebGLRenderer|\bBABYLON\b|createCanvas\([^)]*\bWEBGL\b"""
 )
 _CANVAS_CODE = re.compile(r"""createElement\(\s*["']canvas["']|\bgetContext\(|\bcreateCanvas\(""")
 _SVG_CODE = re.compile(r"""http://www\.w3\.org/2000/svg|<svg\b""")

@@ -12,22 +12,6 @@
     return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
   };
   Math.random = function random() { return next(); };
-  // Playwright's fake clock stops at the first exception a timer throws and rethrows it to us.
-  // Wrapping callbacks (including the fake timers installed after us) turns each exception back
-  // into an ordinary uncaught error, as a real browser reports it, and lets the others run.
-  for (const name of ['setTimeout', 'setInterval', 'requestAnimationFrame']) {
-    const wrap = (fn) => function (cb, ...rest) {
-      if (typeof cb === 'function') {
-        const inner = cb;
-        cb = function (...args) { try { return inner.apply(this, args); } catch (e) { reportError(e); } };
-      }
-      return fn.call(this, cb, ...rest);
-    };
-    let wrapped = wrap(window[name]);
-    Object.defineProperty(window, name, {
-      configurable: true, enumerable: true, get() { return wrapped; }, set(v) { wrapped = wrap(v); },
-    });
-  }
   if (typeof Crypto !== 'undefined') {
     const fill = function getRandomValues(arr) {
       const bytes = new Uint8Array(arr.buffer, arr.byteOffset, arr.byteLength);
@@ -80,6 +64,19 @@
     Capped.prototype = Native.prototype;
     window[name] = Capped;
   }
+  // WebGL pages run in the browser profile that composites through SwiftShader (fast WebGL
+  // frames); the evaluator picks it from the code, and this report catches pages it missed.
+  const nativeGetContext = HTMLCanvasElement.prototype.getContext;
+  let saidGl = false;
+  // Multisampling is by far the dearest part of a software-rendered WebGL frame (about 2x);
+  // it only smooths edges, which the evaluator's checks cannot see.
+  HTMLCanvasElement.prototype.getContext = function getContext(type, opts, ...rest) {
+    if (/webgl/i.test(String(type))) {
+      if (!saidGl) { saidGl = true; report('__wm:webgl', String(type)); }
+      opts = Object.assign({}, opts, { antialias: false });
+    }
+    return nativeGetContext.call(this, type, opts, ...rest);
+  };
   window.open = function open(url) { report('__wm:popup', String(url === undefined ? '' : url)); return null; };
   window.close = function close() { report('__wm:close', ''); };
   window.print = function print() { report('__wm:print', ''); };
