@@ -1,0 +1,85 @@
+"""The build-refined-pool flow: read a corpus, evaluate it in batches on Dask, write trace tables,
+publish a markdown summary. It only wires tasks (webmend/flows/tasks.py) around the pure cores
+(webmend/tasks/batches.py); later stages (generation, repair, contracts, export) join here.
+
+Run it through a deployment (prefect.yaml, docs/flows.md) or directly:
+    python -m webmend.flows.build_refined_pool --responses data/samples/responses.jsonl \
+        --items data/samples/items.jsonl --data-root runs/data
+Dask needs a real Prefect server (PREFECT_API_URL): with the ephemeral API every Dask worker would
+start its own.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+
+from prefect import flow
+from prefect.futures import as_completed
+
+from webmend.flows import tasks
+from webmend.store import DEFAULT_ROOT
+from webmend.tasks.batches import DEFAULT_BATCH_SIZE, drive
+
+FLOW_NAME = "build-refined-pool"
+
+
+@flow(name=FLOW_NAME, log_prints=True)
+def build_refined_pool(
+    responses: list[str] | None = None,
+    pages: list[str] | None = None,
+    items: str | None = None,
+    data_root: str = DEFAULT_ROOT,
+    config: str | None = None,
+    batch_size: int = DEFAULT_BATCH_SIZE,
+    dask_address: str | None = None,
+    n_workers: int | None = None,
+    run_id: str | None = None,
+    replace: bool = False,
+) -> dict:
+    """responses: JSONL files of raw answers; pages: HTML files or folders; items: HTMLBench test
+    items (JSONL); data_root: folder or fsspec URL of the trace tables; config: evaluator config
+    file; batch_size: pages per task; dask_address: an existing Dask scheduler, else a local
+    cluster of n_workers processes (default: one per core); run_id: default derived from the corpus
+    and config; replace: evaluate again and overwrite committed batches."""
+    plan, cfg = tasks.read_corpus(pages or [], responses or [], items, config, data_root, batch_size, run_id, replace)
+    failed = []
+    if plan.pending:
+        with tasks.dask_runner(dask_address, n_workers) as runner:
+            failed = drive(
+                plan.pending,
+                submit=lambda batch: runner.submit(tasks.evaluate_batch, parameters={"batch": batch, "cfg": cfg}),
+                completed=as_completed,
+                result=lambda future: future.result(),
+                write=lambda batch, records: tasks.write_traces(batch, records, data_root, plan.run_id,
+                                                                plan.config_hash, replace),
+            )
+    summary = tasks.summarize_run(data_root, plan.keys, plan.run_id)
+    if failed:
+        raise RuntimeError(f"{len(failed)} batch(es) failed: " + "; ".join(f"{b.index}: {e!r}"[:200] for b, e in failed))
+    return {"run_id": plan.run_id, "batches": len(plan.batches), "evaluated_batches": len(plan.pending), **summary}
+
+
+def main(argv: list[str] | None = None) -> int:
+    p = argparse.ArgumentParser(prog="python -m webmend.flows.build_refined_pool", description=__doc__.split("\n")[0])
+    p.add_argument("pages", nargs="*", help="HTML files or folders")
+    p.add_argument("--responses", action="append", default=[], help="JSONL of raw answers (repeatable)")
+    p.add_argument("--items", help="HTMLBench-format test items (JSONL)")
+    p.add_argument("--data-root", default=DEFAULT_ROOT)
+    p.add_argument("--config")
+    p.add_argument("--batch-size", type=int, default=DEFAULT_BATCH_SIZE)
+    p.add_argument("--dask-address")
+    p.add_argument("--n-workers", type=int)
+    p.add_argument("--run-id")
+    p.add_argument("--replace", action="store_true")
+    a = p.parse_args(argv)
+    result = build_refined_pool(responses=a.responses, pages=a.pages, items=a.items, data_root=a.data_root,
+                                config=a.config, batch_size=a.batch_size, dask_address=a.dask_address,
+                                n_workers=a.n_workers, run_id=a.run_id, replace=a.replace)
+    print(json.dumps(result, indent=2, default=str))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

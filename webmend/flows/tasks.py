@@ -1,0 +1,66 @@
+"""Prefect tasks of build-refined-pool: thin wrappers around the pure cores in webmend.tasks.
+
+Tasks return plain data (records are dicts). Retries only for infrastructure failures (a browser
+that cannot start, a dead Dask worker, a failed write): a bad input or row fails at once. No
+caching: the data root's batch keys are what make a rerun skip work.
+"""
+
+from __future__ import annotations
+
+import os
+
+from prefect import task
+from prefect.artifacts import create_markdown_artifact
+from prefect.cache_policies import NO_CACHE
+from prefect_dask import DaskTaskRunner
+
+from webmend.config import EvalConfig, load_config
+from webmend.tasks import batches as core
+from webmend.tasks.pool_summary import summarize_pool, summary_markdown
+
+ARTIFACT_KEY = "build-refined-pool-summary"
+
+
+def infrastructure_only(task, task_run, state) -> bool:
+    """retry_condition_fn: retry only when the failure came from the machine, not the data."""
+    exc = state.result(raise_on_failure=False)
+    return isinstance(exc, BaseException) and core.is_infrastructure_error(exc)
+
+
+@task(name="read-corpus", cache_policy=NO_CACHE)
+def read_corpus(pages: list[str], responses: list[str], items: str | None, config: str | None,
+                data_root: str, batch_size: int, run_id: str | None, replace: bool) -> tuple[core.Plan, EvalConfig]:
+    cfg = load_config(config)
+    return core.load_plan(data_root, pages, responses, items, cfg, batch_size, run_id, replace), cfg
+
+
+@task(name="evaluate-batch", task_run_name="evaluate-batch-{batch.index}", cache_policy=NO_CACHE,
+      retries=2, retry_delay_seconds=2, retry_condition_fn=infrastructure_only)
+def evaluate_batch(batch: core.Batch, cfg: EvalConfig) -> list[dict]:
+    # Runs on a Dask worker; get_worker keeps one warm Chromium per worker process.
+    return core.evaluate_batch(batch, cfg)
+
+
+@task(name="write-traces", task_run_name="write-traces-{batch.index}", cache_policy=NO_CACHE,
+      retries=3, retry_delay_seconds=1, retry_condition_fn=infrastructure_only)
+def write_traces(batch: core.Batch, records: list[dict], data_root: str, run_id: str, config_hash: str,
+                 replace: bool = False) -> str:
+    return core.write_batch(batch, records, data_root, run_id, config_hash, replace)
+
+
+@task(name="summarize-run", cache_policy=NO_CACHE)
+def summarize_run(data_root: str, keys: list[str], run_id: str) -> dict:
+    summary = summarize_pool(data_root, keys)
+    create_markdown_artifact(key=ARTIFACT_KEY, markdown=summary_markdown(summary, run_id=run_id, data_root=data_root),
+                             description=f"build-refined-pool {run_id}")
+    return summary
+
+
+def dask_runner(address: str | None = None, n_workers: int | None = None) -> DaskTaskRunner:
+    """An existing cluster by address, or a local one: a process per core, one thread each (one
+    browser per worker process), on 127.0.0.1, without dashboards."""
+    if address:
+        return DaskTaskRunner(address=address)
+    return DaskTaskRunner(cluster_kwargs={
+        "n_workers": n_workers or os.cpu_count() or 1, "threads_per_worker": 1, "processes": True,
+        "dashboard_address": None, "host": "127.0.0.1"})
