@@ -14,9 +14,9 @@ from urllib.parse import urlsplit
 
 log = logging.getLogger(__name__)
 
-PAGE_ORIGIN = "https://page.test"  # a secure context, as real hosting would give
+PAGE_HOST = "page.test"
+PAGE_ORIGIN = "https://" + PAGE_HOST  # a secure context, as real hosting would give
 PAGE_URL = PAGE_ORIGIN + "/"
-BLANK_URL = PAGE_ORIGIN + "/__webmend_blank"  # same-origin interstitial between fresh loads
 MAX_RECORDED = 200  # blocked requests kept per page; the rest are counted
 
 
@@ -59,6 +59,25 @@ class NetworkLog:
         }
 
 
+def page_url(index: int) -> str:
+    """Where document `index` of a page is served (0 = the probe, i = test case i).
+
+    Each document gets an origin of its own, so it starts with empty storage without anything
+    being cleared, and nothing the previous document does while unloading can reach it. All
+    of them are one site, so the tab keeps its renderer process.
+    """
+    return PAGE_URL if index == 0 else f"https://t{index}.{PAGE_HOST}/"
+
+
+def is_page_url(url: str) -> bool:
+    try:
+        parts = urlsplit(url)
+        host = parts.hostname or ""
+    except ValueError:
+        return False
+    return parts.scheme == "https" and (host == PAGE_HOST or host.endswith("." + PAGE_HOST))
+
+
 def channel_of(resource_type: str, url: str) -> str:
     scheme = urlsplit(url).scheme
     if scheme in ("ws", "wss"):
@@ -71,6 +90,9 @@ class RequestPolicy:
 
     def __init__(self, html: str, mirror, log_: NetworkLog, max_reloads: int):
         self._body = html.encode("utf-8")
+        # Cookies set with Domain=page.test would reach every document: cleared between loads
+        # when the page could set any.
+        self.may_set_cookies = "cookie" in html.lower()
         self._mirror = mirror
         self.log = log_
         self._max_loads = 1 + max_reloads
@@ -83,7 +105,7 @@ class RequestPolicy:
     async def handle(self, route) -> None:
         request = route.request
         url = request.url
-        if url.startswith(PAGE_ORIGIN + "/") or url == PAGE_ORIGIN:
+        if is_page_url(url):
             await self._serve_local(route, request, url)
             return
         served = self._mirror.lookup(url) if self._mirror is not None else None
@@ -108,9 +130,6 @@ class RequestPolicy:
 
     async def _serve_local(self, route, request, url: str) -> None:
         path = urlsplit(url).path or "/"
-        if url == BLANK_URL:
-            await route.fulfill(status=200, body=b"<!doctype html><title></title>", headers={"content-type": "text/html"})
-            return
         if path in ("/", "/index.html"):
             if request.is_navigation_request() and request.frame.parent_frame is None:
                 self._loads_this_doc += 1

@@ -19,7 +19,7 @@ import numpy as np
 from PIL import Image
 
 from webmend.browser.evidence import PageEvents
-from webmend.browser.network import BLANK_URL, PAGE_ORIGIN, PAGE_URL, RequestPolicy
+from webmend.browser.network import RequestPolicy, page_url
 from webmend.config import EvalConfig, Viewport
 
 log = logging.getLogger(__name__)
@@ -106,20 +106,19 @@ class PageSession:
             self.viewport = cfg.viewport
             await self.open()
         else:
-            # Reusing the tab keeps the renderer warm. A same-origin blank document (about:blank
-            # would swap the renderer process) drops the old document, its timers and its
-            # unload handlers before storage is cleared.
-            await self.guard(self.page.goto(BLANK_URL, wait_until="commit", timeout=0), "blank")
-            self._world = self._frame_id = None  # the old document's isolated world is gone
-            await self.guard(self.cdp.send("Storage.clearDataForOrigin", {"origin": PAGE_ORIGIN, "storageTypes": "all"}), "clear storage")
+            # Reusing the tab keeps the renderer warm; the new document's own origin
+            # (network.page_url) gives it empty storage.
+            if self.shared.policy.may_set_cookies:
+                await self.guard(self.context.clear_cookies(), "clear cookies")
             if self.viewport != cfg.viewport:
+                self._world = self._frame_id = None
                 await self.set_viewport(cfg.viewport.width, cfg.viewport.height)
         self._world = self._frame_id = None
         self.doc_start = self.vnow = cfg.sandbox.start_time_ms
         self.shared.policy.start_document()
         # Wait for whichever document ends up loaded: a page that reloads itself replaces the
         # navigation goto() started, so waiting on that navigation would never finish.
-        await self.guard(self.page.goto(PAGE_URL, wait_until="commit", timeout=0), "load")
+        await self.guard(self.page.goto(page_url(index), wait_until="commit", timeout=0), "load")
         await self.guard(self._until_complete(), "load")
         await self.advance(cfg.limits.load_ms)
 
@@ -134,7 +133,7 @@ class PageSession:
             except Exception as exc:  # the document is being replaced; ask again
                 if "crash" in str(exc).lower():
                     raise
-            await asyncio.sleep(0.02)
+            await asyncio.sleep(0.005)
 
     async def close(self) -> None:
         if self.context is not None:

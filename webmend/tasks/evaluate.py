@@ -119,6 +119,7 @@ def _run(worker: BrowserWorker, html: str, cfg: EvalConfig, cases: list, scale: 
         "tests": tests,
         "events": events.to_dict(),
         "network": net.to_dict(),
+        "profile": profile,
     }
 
 

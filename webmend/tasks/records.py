@@ -86,6 +86,7 @@ def evaluate_input(raw: RawInput, item: dict | None, cfg: EvalConfig, worker: Br
     base["blocked_requests_total"] = network.get("blocked_total", 0)
     base["evidence"] = {k: ev.get(k) for k in ("probe", "events", "network", "static")}
     base["evidence"]["status"] = ev["status"]
+    base["evidence"]["browser_profile"] = ev.get("profile")
     apply_score(base, cfg, ev["status"])
     return _finish(base, ev["status"], ev.get("reason", ""), flags, started)
 
