@@ -5,7 +5,7 @@ PY := $(VENV)/bin/python
 OUT ?= out/demo
 WORKERS ?= 2
 
-.PHONY: setup system venv cdn demo test bench clean
+.PHONY: setup system venv cdn demo demo-cli prefect-up prefect-down test bench clean
 
 setup: system venv cdn
 
@@ -23,9 +23,21 @@ $(VENV)/.installed: pyproject.toml
 cdn: venv
 	$(PY) -m webmend.cdn.install
 
+# The main job on embedded defaults (docs/flows.md): local Prefect server + process worker,
+# deploy prefect.yaml, run build-refined-pool/default on the samples, print a DuckDB summary.
 demo: setup
+	VENV=$(VENV) scripts/prefect-local.sh demo
+
+# The same evaluation without Prefect: results.jsonl + summary.json in $(OUT).
+demo-cli: setup
 	$(VENV)/bin/webmend evaluate data/samples/pages --responses data/samples/responses.jsonl \
 		--tests data/samples/items.jsonl --out $(OUT) --workers $(WORKERS)
+
+prefect-up: venv
+	VENV=$(VENV) scripts/prefect-local.sh up
+
+prefect-down:
+	VENV=$(VENV) scripts/prefect-local.sh down
 
 test: setup
 	$(PY) -m pytest -q -p no:cacheprovider

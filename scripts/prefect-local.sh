@@ -11,7 +11,8 @@
 set -euo pipefail
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
-VENV="${VENV:-$ROOT/.venv}"
+VENV="${VENV:-.venv}"
+case "$VENV" in /*) ;; *) VENV="$ROOT/$VENV" ;; esac
 PORT="${WEBMEND_PREFECT_PORT:-4200}"
 POOL="${WEBMEND_WORK_POOL:-webmend-local}"
 DATA_ROOT="${WEBMEND_DATA_ROOT:-runs/data}"

@@ -51,3 +51,16 @@ def llm_server():
 
     with ScriptedLLMServer() as server:
         yield server
+
+
+@pytest.fixture(scope="session")
+def prefect_api(tmp_path_factory):
+    """A real Prefect server on a free 127.0.0.1 port with a temporary PREFECT_HOME (no scheduler).
+
+    Yields (api_url, env): env points Prefect commands and flow processes at it.
+    """
+    from webmend.flows.local import local_server, prefect_env
+
+    home = tmp_path_factory.mktemp("prefect-home")
+    with local_server(home, scheduler=False) as api_url:
+        yield api_url, prefect_env(home, api_url)

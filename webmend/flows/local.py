@@ -57,12 +57,16 @@ def wait_healthy(api_url: str, timeout: float = 120, proc: subprocess.Popen | No
         time.sleep(0.5)
 
 
-def start_server(home: str | Path, port: int, log_path: str | Path | None = None) -> subprocess.Popen:
-    """`prefect server start` on 127.0.0.1:port in its own process group (so it can be stopped whole)."""
+def start_server(home: str | Path, port: int, log_path: str | Path | None = None,
+                 scheduler: bool = True) -> subprocess.Popen:
+    """`prefect server start` on 127.0.0.1:port in its own process group (so it can be stopped whole).
+
+    scheduler=False: no scheduled runs are created (tests deploy the nightly schedule but must not run it).
+    """
     Path(home).mkdir(parents=True, exist_ok=True)
     log = open(log_path or Path(home) / "server.log", "ab")
     cmd = [str(BIN / "prefect"), "server", "start", "--host", "127.0.0.1", "--port", str(port),
-           "--analytics-off", "--no-ui"]
+           "--analytics-off", "--no-ui"] + ([] if scheduler else ["--no-scheduler"])
     return subprocess.Popen(cmd, env=prefect_env(home), stdout=log, stderr=subprocess.STDOUT,
                             start_new_session=True)
 
@@ -83,11 +87,11 @@ def stop(proc: subprocess.Popen, timeout: float = 20) -> None:
 
 
 @contextmanager
-def local_server(home: str | Path, port: int | None = None) -> Iterator[str]:
+def local_server(home: str | Path, port: int | None = None, scheduler: bool = True) -> Iterator[str]:
     """A started Prefect server; yields its API URL and stops it on exit."""
     port = port or free_port()
     api_url = f"http://127.0.0.1:{port}/api"
-    proc = start_server(home, port)
+    proc = start_server(home, port, scheduler=scheduler)
     try:
         wait_healthy(api_url, proc=proc)
         yield api_url
