@@ -42,8 +42,8 @@ def test_batches_are_fixed_chunks_in_input_order_with_stable_keys():
     again = batches.cut_batches(batches.read_corpus([SAMPLES / "pages"], [SAMPLES / "responses.jsonl"]),
                                 items, "cfg1", batch_size=4)
     assert [b.key for b in first] == [b.key for b in again]
-    assert [len(b.jobs) for b in first] == [4] * 7 + [2]  # 9 pages + 21 answers
-    assert [j.raw.index for b in first for j in b.jobs] == list(range(30))
+    assert [len(b.jobs) for b in first] == [4] * 7 + [3]  # 9 pages + 22 answers
+    assert [j.raw.index for b in first for j in b.jobs] == list(range(31))
     assert len({b.key for b in first}) == 8
     other_config = batches.cut_batches(corpus, items, "cfg2", batch_size=4)
     assert not {b.key for b in first} & {b.key for b in other_config}
@@ -55,7 +55,7 @@ def test_batches_are_fixed_chunks_in_input_order_with_stable_keys():
 
 def test_read_corpus_indexes_pages_then_answers():
     corpus = batches.read_corpus([SAMPLES / "pages"], [SAMPLES / "responses.jsonl"])
-    assert [r.index for r in corpus] == list(range(30))
+    assert [r.index for r in corpus] == list(range(31))
     assert corpus[0].source.endswith("apps_expense_tracker.html")
     assert corpus[9].id == "apps_expense_tracker" and corpus[9].source.endswith("responses.jsonl:1")
 
