@@ -76,6 +76,7 @@ def test_planned_key_is_the_key_the_traces_are_written_under(tmp_path, records):
     assert plan.run_id == batches.plan_pool(root, inputs_for(records), {}, cfg, batch_size=2).run_id
     first = plan.batches[0]
     recs = [dict(r, content_hash=j.content_hash) for r, j in zip(records[:2], first.jobs)]
+    assert first.key == traces.traces_key(recs, plan.config_hash)  # the key write_evaluation_traces would use
     batches.write_batch(first, recs, str(root.path), plan.run_id, plan.config_hash)
     assert root.keys("evaluations") == [first.key]
     rows = root.read("evaluations").to_pylist()
@@ -142,3 +143,20 @@ def test_drive_gives_up_after_the_resubmit_budget(tmp_path, records):
 def test_content_hash_of_a_record_wins_over_the_id_map(records):
     rec = dict(records[0], content_hash="c" * 64)
     assert traces.record_content_hash(rec, {rec["id"]: "d" * 64}) == "c" * 64
+
+
+def test_repeated_contents_get_their_own_batches_and_rows(tmp_path, records):
+    """Identical answers under different ids (e.g. empty ones) must not share a key, or the
+    repeat would be skipped as done and its pages would get no record."""
+    inputs = [RawInput(i, f"p#{i}", f"r.jsonl:{i + 1}", "") for i in range(4)]
+    plan = batches.plan_pool(DataRoot(tmp_path), inputs, {}, EvalConfig(), batch_size=1)
+    assert len({b.key for b in plan.batches}) == 4
+    assert plan.batches[0].key == batches.batch_key([batches.input_hash(inputs[0])], plan.config_hash)
+    template = records[4]  # a reject record (no_html)
+    for batch in plan.batches:
+        job = batch.jobs[0]
+        rec = dict(template, id=job.raw.id, source=job.raw.source, index=job.raw.index, content_hash=job.content_hash)
+        batches.write_batch(batch, [rec], str(tmp_path), plan.run_id, plan.config_hash)
+    rows = DataRoot(tmp_path).read("evaluations").to_pylist()
+    assert sorted(r["id"] for r in rows) == ["p#0", "p#1", "p#2", "p#3"]
+    assert batches.plan_pool(DataRoot(tmp_path), inputs, {}, EvalConfig(), batch_size=1).pending == ()

@@ -9,6 +9,7 @@ so a rerun of the same corpus and config cuts the same batches and skips every c
 from __future__ import annotations
 
 import logging
+from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable, Iterable, Iterator, Sequence
@@ -82,8 +83,15 @@ def cut_batches(inputs: Sequence[RawInput], items: dict[str, dict], config_hash:
         raise ValueError("batch_size must be at least 1")
     jobs = [PageJob(raw, match_item(items, raw.id), input_hash(raw)) for raw in inputs]
     chunks = [tuple(jobs[i:i + batch_size]) for i in range(0, len(jobs), batch_size)]
-    return [Batch(n, batch_key((j.content_hash for j in chunk), config_hash), chunk)
-            for n, chunk in enumerate(chunks)]
+    seen: Counter[str] = Counter()
+    out = []
+    for n, chunk in enumerate(chunks):
+        key = batch_key((j.content_hash for j in chunk), config_hash)
+        seen[key] += 1
+        # The same contents in the same order again (say, batches of identical empty answers) would
+        # share a key and the second would be skipped as done: number the repeats instead.
+        out.append(Batch(n, key if seen[key] == 1 else make_key(key, "repeat", seen[key] - 1), chunk))
+    return out
 
 
 def default_run_id(batches: Sequence[Batch], config_hash: str) -> str:
@@ -133,11 +141,14 @@ def write_batch(batch: Batch, records: list[dict], root: str, run_id: str, confi
     """Write a batch's trace rows under its key (evaluations last: it marks the batch done)."""
     if [r["id"] for r in records] != [j.raw.id for j in batch.jobs]:
         raise ValueError(f"batch {batch.index}: records do not match its inputs")
-    urls = traces.write_evaluation_traces(records, root, run_id, config_hash,
-                                          content_hashes=batch.content_hashes, mode="replace" if replace else "skip")
-    if traces.traces_key(records, config_hash) != batch.key:
-        raise ValueError(f"batch {batch.index}: written under another key than planned")
-    return urls["evaluations"]
+    root = DataRoot(root)
+    # As traces.write_evaluation_traces, but under the planned key (which numbers repeated batches).
+    if not replace and root.exists("evaluations", batch.key):
+        return root.file_url("evaluations", batch.key)
+    rows = traces.trace_rows(records, run_id=run_id, config_hash=config_hash, content_hashes=batch.content_hashes)
+    for table in traces.TRACE_TABLES:  # evaluations last: it marks the batch done
+        root.write(table, rows[table], key=batch.key, mode="replace" if replace else "skip")
+    return root.file_url("evaluations", batch.key)
 
 
 # Failures worth a retry: the machine, not the data. A bad row (ValueError) fails at once.
