@@ -45,6 +45,10 @@ class Limits(_Frozen):
 
 class Sandbox(_Frozen):
     netns: Literal["auto", "on", "off"] = "auto"  # run Chromium in an empty network namespace
+    # Chromium's own sandbox (seccomp-bpf + namespaces per renderer). As root it only runs as an
+    # unprivileged user: "auto" drops to `unprivileged_uid` when the OS allows it, "on" insists.
+    chromium_sandbox: Literal["auto", "on", "off"] = "auto"
+    unprivileged_uid: int = 65534  # nobody
     seed: int = 1234
     timezone: str = "UTC"
     locale: str = "en-US"

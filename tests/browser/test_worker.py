@@ -6,6 +6,8 @@ import os
 import signal
 from pathlib import Path
 
+import pytest
+
 from conftest import case
 from webmend.browser.worker import BrowserWorker
 
@@ -55,3 +57,40 @@ def test_a_killed_browser_is_replaced(cfg):
         assert worker.launches == launches + 1
     finally:
         worker.close()
+
+
+def _status(pid: int) -> dict[str, str]:
+    lines = Path(f"/proc/{pid}/status").read_text().splitlines()
+    return dict(line.split(":\t", 1) for line in lines if ":\t" in line)
+
+
+def test_renderers_run_unprivileged_inside_chromiums_sandbox(cfg):
+    from webmend.browser.launch import sandbox_available
+
+    if not sandbox_available(cfg.sandbox.unprivileged_uid):
+        pytest.skip("this OS allows no user namespaces for Chromium's sandbox (the fallback is logged)")
+
+    async def renderers_while_open(browser):
+        context = await browser.new_context()
+        page = await context.new_page()
+        await page.set_content(PAGE)
+        found = [pid for pid in _descendants(os.getpid()) if b"--type=renderer" in _cmdline(pid)]
+        return found, {pid: _status(pid) for pid in found}, {pid: os.readlink(f"/proc/{pid}/ns/user") for pid in found}
+
+    worker = BrowserWorker(cfg)
+    try:
+        renderers, status, userns = worker.run(renderers_while_open, wall_s=60)
+        assert worker.chromium_sandbox and worker.isolated_network
+        assert renderers
+        for pid in renderers:
+            assert status[pid]["Uid"].split()[0] != "0" and status[pid]["Seccomp"].strip() == "2", status[pid]
+            assert userns[pid] != os.readlink("/proc/self/ns/user")  # a user namespace of its own
+    finally:
+        worker.close()
+
+
+def _cmdline(pid: int) -> bytes:
+    try:
+        return Path(f"/proc/{pid}/cmdline").read_bytes()
+    except OSError:
+        return b""

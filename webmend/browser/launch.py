@@ -14,6 +14,7 @@ import shutil
 import stat
 import subprocess
 import tempfile
+from dataclasses import dataclass
 from pathlib import Path
 
 log = logging.getLogger(__name__)
@@ -68,30 +69,71 @@ def netns_available() -> bool:
     return res.returncode == 0
 
 
-@functools.lru_cache(maxsize=4)
-def _netns_wrapper(binary: str) -> str:
-    """A tiny launcher that execs Chromium inside a fresh, empty network namespace.
+def _works(cmd: list[str]) -> bool:
+    try:
+        return subprocess.run(cmd, capture_output=True, timeout=10).returncode == 0
+    except (OSError, subprocess.TimeoutExpired):
+        return False
 
-    Playwright talks to Chromium over a pipe, so control keeps working without any network.
+
+@functools.lru_cache(maxsize=4)
+def sandbox_available(uid: int) -> bool:
+    """True when Chromium's namespace sandbox can run here: as root, after dropping to `uid`
+    (setpriv) in a user namespace of its own; otherwise as ourselves."""
+    if os.geteuid() == 0:
+        return bool(shutil.which("setpriv")) and _works(
+            ["setpriv", f"--reuid={uid}", f"--regid={uid}", "--clear-groups", "--", "unshare", "--user", "--map-root-user", "true"])
+    return _works(["unshare", "--user", "--map-root-user", "true"])
+
+
+@dataclass(frozen=True)
+class Launch:
+    executable: str
+    isolated_network: bool  # empty network namespace
+    chromium_sandbox: bool  # Chromium's own sandbox on (as an unprivileged user)
+
+
+@functools.lru_cache(maxsize=8)
+def _wrapper(binary: str, netns: bool, drop_to: int | None) -> str:
+    """A tiny launcher: Chromium inside an empty network namespace and/or as an unprivileged user.
+
+    Playwright talks to Chromium over a pipe, so control keeps working without any network. The
+    profile folder Playwright made (as root) is handed to the user Chromium runs as.
     """
-    folder = Path(tempfile.mkdtemp(prefix="webmend-chromium-"))
-    script = folder / "chromium-netns"
-    script.write_text(f'#!/bin/sh\nexec unshare -n -- "{binary}" "$@"\n')
-    script.chmod(script.stat().st_mode | stat.S_IXUSR | stat.S_IXGRP | stat.S_IXOTH)
+    lines = ["#!/bin/sh"]
+    cmd = 'exec '
+    if netns:
+        cmd += "unshare -n -- "
+    if drop_to is not None:
+        lines.append('for a in "$@"; do case "$a" in --user-data-dir=*) d="${a#--user-data-dir=}";; esac; done')
+        lines.append(f'[ -n "$d" ] && chown -R {drop_to}:{drop_to} "$d" && export HOME="$d"')
+        cmd += f"setpriv --reuid={drop_to} --regid={drop_to} --clear-groups -- "
+    lines.append(cmd + f'"{binary}" "$@"')
+    script = Path(tempfile.mkdtemp(prefix="webmend-chromium-")) / "chromium"
+    script.write_text("\n".join(lines) + "\n")
+    script.chmod(script.stat().st_mode | stat.S_IXUSR | stat.S_IXGRP | stat.S_IXOTH | stat.S_IRGRP | stat.S_IROTH)
+    script.parent.chmod(0o755)
     return str(script)
 
 
-def resolve_executable(netns_mode: str) -> tuple[str, bool]:
-    """Return (executable, isolated) for the configured namespace mode."""
+def resolve_launch(sandbox) -> Launch:
+    """How to start Chromium under the configured sandbox settings (config.Sandbox)."""
     binary = chromium_path()
-    if netns_mode == "off":
-        return binary, False
-    if netns_available():
-        return _netns_wrapper(binary), True
-    if netns_mode == "on":
-        raise RuntimeError("sandbox.netns = 'on' but `unshare -n` is not permitted here")
-    log.warning("no network namespace available; relying on request interception and proxy flags")
-    return binary, False
+    isolated = False
+    if sandbox.netns != "off":
+        isolated = netns_available()
+        if not isolated:
+            if sandbox.netns == "on":
+                raise RuntimeError("sandbox.netns = 'on' but `unshare -n` is not permitted here")
+            log.warning("no network namespace available; relying on request interception and proxy flags")
+    chromium_sandbox = sandbox.chromium_sandbox != "off" and sandbox_available(sandbox.unprivileged_uid)
+    if sandbox.chromium_sandbox == "on" and not chromium_sandbox:
+        raise RuntimeError("sandbox.chromium_sandbox = 'on' but Chromium's sandbox cannot run here")
+    if sandbox.chromium_sandbox == "auto" and not chromium_sandbox:
+        log.warning("Chromium's own sandbox is unavailable here; running it with --no-sandbox")
+    drop_to = sandbox.unprivileged_uid if chromium_sandbox and os.geteuid() == 0 else None
+    executable = _wrapper(binary, isolated, drop_to) if (isolated or drop_to is not None) else binary
+    return Launch(executable, isolated, chromium_sandbox)
 
 
 # Browser profiles. "raster" composites in software: a screenshot costs ~0.04 s instead of

@@ -15,7 +15,7 @@ from importlib.metadata import version
 
 from playwright.async_api import async_playwright
 
-from webmend.browser.launch import PROFILES, launch_args, resolve_executable
+from webmend.browser.launch import PROFILES, launch_args, resolve_launch
 from webmend.config import EvalConfig
 
 log = logging.getLogger(__name__)
@@ -38,6 +38,7 @@ class BrowserWorker:
         self._pw = None
         self._browsers: dict[str, object] = {}  # profile -> Browser, launched on first use
         self.isolated_network = False
+        self.chromium_sandbox = False
         self.browser_version = ""
         self.launches = 0
 
@@ -81,17 +82,20 @@ class BrowserWorker:
             return browser
         if self._pw is None:
             self._pw = await async_playwright().start()
-        executable, isolated = resolve_executable(self.cfg.sandbox.netns)
+        how = resolve_launch(self.cfg.sandbox)
         browser = self._browsers[profile] = await self._pw.chromium.launch(
-            executable_path=executable,
+            executable_path=how.executable,
             args=launch_args(self.cfg.limits.js_heap_mb, profile),
+            chromium_sandbox=how.chromium_sandbox,
             headless=True,
             timeout=60_000,
         )
-        self.isolated_network = isolated
+        self.isolated_network = how.isolated_network
+        self.chromium_sandbox = how.chromium_sandbox
         self.browser_version = browser.version
         self.launches += 1
-        log.info("chromium %s launched (profile=%s, netns=%s)", self.browser_version, profile, isolated)
+        log.info("chromium %s launched (profile=%s, netns=%s, sandbox=%s)", self.browser_version, profile,
+                 how.isolated_network, how.chromium_sandbox)
         return browser
 
     def ensure_started(self) -> None:

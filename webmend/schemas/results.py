@@ -98,6 +98,8 @@ class ResultRecord(_Model):
     cdn_mirror_hash: str | None
     config_hash: str
     network_isolated: bool | None = Field(description="Chromium ran in an empty network namespace")
+    chromium_sandbox: bool | None = Field(
+        default=None, description="Chromium ran with its own sandbox, as an unprivileged user (docs/sandbox.md)")
     evidence: dict | None = Field(description="stored evidence; enough to rescore without a browser")
 
 

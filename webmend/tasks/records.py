@@ -64,6 +64,7 @@ def evaluate_input(raw: RawInput, item: dict | None, cfg: EvalConfig, worker: Br
         "cdn_mirror_hash": mirror_hash(cfg),
         "config_hash": cfg.config_hash(),
         "network_isolated": None,
+        "chromium_sandbox": None,
     }
     if raw.reject is not None:
         status, reason = raw.reject
@@ -79,6 +80,7 @@ def evaluate_input(raw: RawInput, item: dict | None, cfg: EvalConfig, worker: Br
         return _finish(base, "error", f"evaluator error: {type(exc).__name__}: {exc}"[:300], _flags(extraction.flags), started)
     base["chromium_version"] = worker.browser_version or None
     base["network_isolated"] = worker.isolated_network
+    base["chromium_sandbox"] = worker.chromium_sandbox
     flags = _flags(extraction.flags, ev.get("flags", []), [] if item is not None else ["no_test_item"])
     base["tests"] = ev.get("tests", [])
     network = ev.get("network") or {}
