@@ -45,23 +45,29 @@ def _evaluate_one(raw: RawInput) -> dict:
 
 
 def completed_records(path: Path, config_hash: str) -> int:
-    """Count complete records from an earlier run with the same config; drop a torn last line."""
+    """Count complete records from an earlier run with the same config, streaming the file.
+
+    Everything after the last good record (a torn last line, or records written under another
+    config) is cut off, so the run appends right after it.
+    """
     if not path.exists():
         return 0
-    data = path.read_bytes()
-    keep = data[: data.rfind(b"\n") + 1]
-    done = 0
-    for line in keep.splitlines():
-        try:
-            rec = json.loads(line)
-        except json.JSONDecodeError:
-            break
-        if rec.get("config_hash") != config_hash:
-            break
-        done += 1
-    good = b"".join(line + b"\n" for line in keep.splitlines()[:done])
-    if good != data:
-        path.write_bytes(good)
+    done, good_end = 0, 0
+    with open(path, "rb") as fh:
+        for line in fh:
+            if not line.endswith(b"\n"):
+                break  # torn by a crash mid-write
+            try:
+                rec = json.loads(line)
+            except json.JSONDecodeError:
+                break
+            if not isinstance(rec, dict) or rec.get("config_hash") != config_hash:
+                break
+            done += 1
+            good_end = fh.tell()
+    if good_end != path.stat().st_size:
+        with open(path, "r+b") as fh:
+            fh.truncate(good_end)
     return done
 
 
