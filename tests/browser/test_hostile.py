@@ -122,3 +122,16 @@ def test_text_addressed_to_a_judge_changes_nothing_but_text(evaluate, cfg):
         assert a[dim] == b[dim], dim
     assert abs(a["visual_design"] - b["visual_design"]) < 1.0
     assert a["total"] <= b["total"] + 1.0  # the injected sentences lift nothing
+
+
+def test_a_worker_that_fails_to_start_does_not_use_up_the_cap(evaluate):
+    html = """<!doctype html><html lang=en><title>w</title><h1>w</h1><script>
+    try { new Worker('https://elsewhere.example/w.js'); } catch (e) { window.firstFailed = e.name; }
+    const src = URL.createObjectURL(new Blob(['postMessage(7)'], {type: 'text/javascript'}));
+    try { new Worker(src); window.secondStarted = true; } catch (e) { window.secondStarted = e.name; }
+    </script></html>"""
+    ev = evaluate(html, {"id": "w", "test_cases": [case(
+        {"action": "assert_js_value", "expression": "window.firstFailed", "expected": "SecurityError"},
+        {"action": "assert_js_value", "expression": "window.secondStarted", "expected": True})]})
+    assert ev["tests"][0]["passed"], ev["tests"]
+    assert "workers_blocked" not in ev["flags"]

@@ -54,11 +54,13 @@
     const Native = window[name];
     if (typeof Native !== 'function') continue;
     const Capped = function (...args) {
-      if (++workers > __WM_MAX_WORKERS__) {
+      if (workers >= __WM_MAX_WORKERS__) {
         report('__wm:worker_blocked', name);
         throw new DOMException(`webmend allows ${__WM_MAX_WORKERS__} workers per page`, 'SecurityError');
       }
-      return new Native(...args);
+      const worker = new Native(...args); // a construction that throws does not use up the cap
+      workers++;
+      return worker;
     };
     Object.defineProperty(Capped, 'name', { value: name });
     Capped.prototype = Native.prototype;
