@@ -94,3 +94,14 @@ def test_webgl_found_only_at_run_time_moves_the_page_to_the_gl_browser(evaluate)
 def test_pages_without_webgl_use_the_raster_browser(evaluate):
     ev = run(evaluate, page("window.x = 1;"), case(check("x", 1)))
     assert ev["profile"] == "raster" and ev["events"]["webgl_documents"] == 0
+
+
+def test_css_animations_follow_page_time(evaluate):
+    style = "<style>#b{position:absolute;left:0;width:10px;height:10px;background:red;animation:move 1s linear forwards}" \
+            "@keyframes move{from{left:0}to{left:1000px}}</style>"
+    ev = run(evaluate, page("", body=style + "<div id=b></div>"), case(
+        check("getComputedStyle(document.getElementById('b')).left", "500px"),  # load_ms = 500
+        {"action": "wait", "ms": 250},
+        check("getComputedStyle(document.getElementById('b')).left", "750px"),
+    ))
+    assert ev["tests"][0]["passed"], ev["tests"]

@@ -31,7 +31,7 @@ CLOCK_CHUNK_MS = 2000
 CLOCK_KEY = "__wm_clock_" + secrets.token_hex(6)
 _INIT_JS = resources.files("webmend.browser.assets").joinpath("init.js").read_text()
 _CLOCK_JS = resources.files("webmend.browser.assets").joinpath("clock.js").read_text()
-_PROBES_JS = resources.files("webmend.browser.assets").joinpath("probes.js").read_text()
+_PROBES_JS = resources.files("webmend.browser.assets").joinpath("probes.js").read_text().replace("__WM_CLOCK_KEY__", CLOCK_KEY)
 
 
 class PageHung(Exception):
@@ -220,10 +220,13 @@ class PageSession:
     async def advance(self, ms: float) -> None:
         ms = max(0, int(ms))
         if self.cfg.virtual_time:
+            if self._world is None:
+                await self.iso("0")  # the isolated world listens for the clock's sync event
             if ms:
-                await self._run_clock(ms)
+                await self._run_clock(ms)  # seeks CSS animations at its end (probes.js)
+            else:
+                await self.iso("__wm.sync(%d)" % (self.vnow - self.doc_start))
             self.vnow += ms
-            await self.iso("__wm.sync(%d)" % (self.vnow - self.doc_start))
         elif ms:
             await asyncio.sleep(ms / 1000)
             self.vnow += ms

@@ -14,6 +14,8 @@
   // real timers (the evaluator serves no other origin, so it can only be an error page).
   const clock = top || (() => {
     const NativePromise = Promise;
+    const dispatch = EventTarget.prototype.dispatchEvent;
+    const NativeCustomEvent = CustomEvent;
     const channel = new MessageChannel();
     const waiting = [];
     channel.port1.onmessage = () => { const f = waiting.shift(); if (f) f(); };
@@ -79,6 +81,8 @@
           await yieldTask();
         }
         ticks = end;
+        // Tell the evaluator's isolated world the page time, so it seeks CSS animations now.
+        try { dispatch.call(document, new NativeCustomEvent(KEY + ':sync', { detail: ticks })); } catch (e) { /* no document */ }
         return fired;
       },
     };

@@ -220,4 +220,7 @@ var __wm = (() => {
     },
   };
 })();
+// The page clock (clock.js, main world) announces each step it ran; the DOM is shared between
+// worlds, so CSS animations are seeked here in the same evaluation, without a second round trip.
+document.addEventListener('__WM_CLOCK_KEY__:sync', (e) => { if (typeof e.detail === 'number') __wm.sync(e.detail); });
 true;
