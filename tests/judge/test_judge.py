@@ -8,6 +8,7 @@ from judge_fixtures import (MODEL, RoleScript, Sleeps, analyst_answer, answer, j
                             make_client, metrics, png, requests_of, scorer_answer)
 from webmend.judge.config import JudgeConfig
 from webmend.judge.judge import VisualJudge
+from webmend.schemas.judge import JudgeResult
 
 
 def run(server, *, analyst=None, scorer=None, inp=None, cache_dir=None, sleeps=None, cfg=None, **client_kw):
@@ -38,6 +39,8 @@ def test_happy_path_roles_and_decoding(judge_server):
     assert "image_url" not in s_body and "data:image" not in s_body
     assert "Round 1" not in s_body and "keyframe 2 shows" not in s_body and "centred card" not in s_body
     assert isinstance(s_req.messages[1]["content"], str)
+    # The result is plain JSON that reads back as the same contract (it is stored with the page).
+    assert JudgeResult.model_validate_json(result.model_dump_json()) == result
 
 
 def test_fenced_json_with_prose_and_extra_keys(judge_server):
