@@ -25,7 +25,8 @@ def test_complete_objects(text, expected):
     ('```json\n{"a": {"b": 1}, "c": [tr', {"a": {"b": 1}, "c": []}),  # an unfinished literal is dropped
     ('{"score": 1', {}),  # a number at the very end may be cut ("15"): never read as 1
     ('{"visual_design": {"score": 1', {"visual_design": {}}),  # ... so the schema rejects it
-    ('prose first {"reqs": [{"id": "R1", "status": "done"}, {"id": "R2", "sta', {"reqs": [{"id": "R1", "status": "done"}, {"id": "R2"}]}),
+    ('prose first {"reqs": [{"id": "R1", "status": "done"}, {"id": "R2", "sta',
+     {"reqs": [{"id": "R1", "status": "done"}, {"id": "R2"}]}),
 ])
 def test_truncated_objects_are_repaired(text, expected):
     assert extract_json(text) == (expected, True)
