@@ -10,9 +10,11 @@ import hashlib
 import json
 import tomllib
 from pathlib import Path
-from typing import Literal
+from typing import Literal, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field
+
+M = TypeVar("M", bound=BaseModel)
 
 
 class _Frozen(BaseModel):
@@ -88,15 +90,24 @@ class EvalConfig(_Frozen):
     probe_controls: int = Field(default=8, description="controls clicked by the probe when no tests exist")
 
     def config_hash(self) -> str:
-        blob = json.dumps(self.model_dump(mode="json"), sort_keys=True).encode()
-        return hashlib.sha256(blob).hexdigest()[:16]
+        return model_hash(self)
 
 
-def load_config(path: str | Path | None) -> EvalConfig:
+def model_hash(model: BaseModel, exclude: set[str] | None = None) -> str:
+    """A stage's config hash: stable across processes, part of output keys."""
+    blob = json.dumps(model.model_dump(mode="json", exclude=exclude), sort_keys=True).encode()
+    return hashlib.sha256(blob).hexdigest()[:16]
+
+
+def load_model_config(path: str | Path | None, model: type[M]) -> M:
     """Read a TOML or JSON config file; unknown keys are an error, not silently ignored."""
     if path is None:
-        return EvalConfig()
+        return model()
     path = Path(path)
     text = path.read_text(encoding="utf-8")
     data = tomllib.loads(text) if path.suffix == ".toml" else json.loads(text)
-    return EvalConfig.model_validate(data)
+    return model.model_validate(data)
+
+
+def load_config(path: str | Path | None) -> EvalConfig:
+    return load_model_config(path, EvalConfig)

@@ -7,12 +7,11 @@ sets can be tightened without touching the core.
 
 from __future__ import annotations
 
-import hashlib
-import json
-import tomllib
 from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict, Field
+
+from webmend.config import load_model_config, model_hash
 
 
 class _Frozen(BaseModel):
@@ -67,15 +66,9 @@ class IntakeConfig(_Frozen):
 
     def config_hash(self) -> str:
         # Quality gates judge the pipeline; they do not change its output, so they stay out of the hash.
-        blob = json.dumps(self.model_dump(mode="json", exclude={"quality"}), sort_keys=True).encode()
-        return hashlib.sha256(blob).hexdigest()[:16]
+        return model_hash(self, exclude={"quality"})
 
 
 def load_intake_config(path: str | Path | None) -> IntakeConfig:
     """TOML or JSON; unknown keys are an error, not silently ignored."""
-    if path is None:
-        return IntakeConfig()
-    path = Path(path)
-    text = path.read_text(encoding="utf-8")
-    data = tomllib.loads(text) if path.suffix == ".toml" else json.loads(text)
-    return IntakeConfig.model_validate(data)
+    return load_model_config(path, IntakeConfig)
