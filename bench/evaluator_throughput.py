@@ -6,8 +6,8 @@ in this one invocation, and the ratios are printed. --quick runs the baseline on
 subset (one page per family), since real-time waits make it slow.
 
 CPU seconds are counted two ways: for the run's own process tree (worker processes, their
-Playwright drivers and Chromium processes, from getrusage once the worker pool has exited;
-needs --workers >= 2) and machine-wide (from /proc/stat, which includes anything else running).
+Playwright drivers and every Chromium process, sampled from /proc during the run) and
+machine-wide (from /proc/stat, which includes anything else running on the machine).
 
     .venv/bin/python bench/evaluator_throughput.py [--quick] [--workers 2] [--limit N]
 """
@@ -17,7 +17,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import resource
+import threading
 import sys
 import tempfile
 import time
@@ -42,18 +42,63 @@ def busy_cpu_seconds() -> float:
     return (sum(fields[:8]) - idle) / os.sysconf("SC_CLK_TCK")
 
 
-def tree_cpu_seconds() -> float:
-    """CPU of this process and of every descendant that has exited and been waited for."""
-    own, kids = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
-    return own.ru_utime + own.ru_stime + kids.ru_utime + kids.ru_stime
+class TreeCpu:
+    """CPU seconds of this process and all its descendants (workers, Playwright drivers, every
+    Chromium process), sampled from /proc while the run goes: the last peak seen per process is
+    summed, so other work on the machine does not count. A process's final quarter second may be
+    missed, which undercounts slightly."""
+
+    def __init__(self, period_s: float = 0.25):
+        self._peak: dict[int, float] = {}
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._loop, args=(period_s,), daemon=True)
+
+    def __enter__(self):
+        self._sample()
+        self._base = dict(self._peak)
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc):
+        self._stop.set()
+        self._thread.join()
+        self._sample()
+
+    @property
+    def seconds(self) -> float:
+        return sum(v - self._base.get(pid, 0.0) for pid, v in self._peak.items())
+
+    def _loop(self, period_s: float) -> None:
+        while not self._stop.wait(period_s):
+            self._sample()
+
+    def _sample(self) -> None:
+        tick = os.sysconf("SC_CLK_TCK")
+        parents: dict[int, int] = {}
+        cpu: dict[int, float] = {}
+        for stat in Path("/proc").glob("[0-9]*/stat"):
+            try:
+                fields = stat.read_text().rsplit(")", 1)[1].split()
+            except OSError:
+                continue
+            pid = int(stat.parent.name)
+            parents[pid] = int(fields[1])
+            cpu[pid] = (int(fields[11]) + int(fields[12])) / tick
+        me = os.getpid()
+        for pid, value in cpu.items():
+            p, hops = pid, 0
+            while p not in (0, 1, me) and hops < 64:
+                p, hops = parents.get(p, 0), hops + 1
+            if p == me or pid == me:
+                self._peak[pid] = max(self._peak.get(pid, 0.0), value)
 
 
 def run(paths: list[Path], items: dict, cfg: EvalConfig, workers: int) -> dict:
     with tempfile.TemporaryDirectory(prefix="webmend-bench-") as out:
-        cpu0, tree0, t0 = busy_cpu_seconds(), tree_cpu_seconds(), time.perf_counter()
-        run_evaluation(iter_pages(paths), items, cfg, out, workers=workers)
-        wall, cpu = time.perf_counter() - t0, busy_cpu_seconds() - cpu0
-        tree_cpu = tree_cpu_seconds() - tree0
+        cpu0, t0 = busy_cpu_seconds(), time.perf_counter()
+        with TreeCpu() as tree:
+            run_evaluation(iter_pages(paths), items, cfg, out, workers=workers)
+        wall, cpu, tree_cpu = time.perf_counter() - t0, busy_cpu_seconds() - cpu0, tree.seconds
         records = list(iter_records(Path(out) / "results.jsonl"))
     fam = defaultdict(lambda: {"pages": 0, "elapsed_s": 0.0})
     for rec in records:

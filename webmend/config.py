@@ -35,6 +35,7 @@ class Limits(_Frozen):
     wait_for_poll_ms: int = 100
     page_wall_s: float = 60.0  # whole page wall-clock cap: this much for the probe ...
     test_wall_s: float = 15.0  # ... plus this much per test case
+    gl_wall_factor: float = 2.0  # wall-clock caps (step and page) are this much larger for WebGL pages
     step_wall_s: float = 8.0  # one browser call; beyond this the page is treated as hung
     js_heap_mb: int = 256  # V8 old-space cap per renderer: a memory bomb crashes its renderer
     max_dom_nodes: int = 60_000

@@ -135,3 +135,13 @@ def test_a_worker_that_fails_to_start_does_not_use_up_the_cap(evaluate):
         {"action": "assert_js_value", "expression": "window.secondStarted", "expected": True})]})
     assert ev["tests"][0]["passed"], ev["tests"]
     assert "workers_blocked" not in ev["flags"]
+
+
+def test_a_navigation_left_in_flight_does_not_break_the_next_fresh_load(evaluate):
+    html = "<!doctype html><html lang=en><title>n</title><h1 id=t>alive</h1><form><input id=q name=q></form></html>"
+    leave = [case({"action": "type", "selector": "#q", "text": "x"}, {"action": "press_key", "key": "Enter"}, id="submit"),
+             case({"action": "eval_js", "expression": "location.href = location.href + '?again'"}, id="reload")]
+    check = [case({"action": "assert_text_contains", "selector": "#t", "text": "alive"}, id=f"after{i}") for i in range(2)]
+    ev = evaluate(html, {"id": "n", "test_cases": [leave[0], check[0], leave[1], check[1]]})
+    assert [t["passed"] for t in ev["tests"]][1::2] == [True, True], ev["tests"]
+    assert all(t["failed_action"] != "load" for t in ev["tests"]), ev["tests"]

@@ -118,9 +118,24 @@ class PageSession:
         self.shared.policy.start_document()
         # Wait for whichever document ends up loaded: a page that reloads itself replaces the
         # navigation goto() started, so waiting on that navigation would never finish.
-        await self.guard(self.page.goto(page_url(index), wait_until="commit", timeout=0), "load")
+        await self._navigate(page_url(index))
         await self.guard(self._until_complete(), "load")
         await self.advance(cfg.limits.load_ms)
+
+    async def _navigate(self, url: str) -> None:
+        """Start the fresh document. A navigation the previous document left in flight (a form
+        post, a reload) is stopped first; if it still wins the race and aborts ours, go again."""
+        for attempt in range(3):
+            try:
+                await self.guard(self.cdp.send("Page.stopLoading"), "load")
+                await self.guard(self.page.goto(url, wait_until="commit", timeout=0), "load")
+                return
+            except (PageHung, PageCrashed):
+                raise
+            except Exception as exc:
+                if attempt == 2 or not ("ERR_ABORTED" in str(exc) or "interrupted by another navigation" in str(exc)):
+                    raise
+                log.debug("fresh load aborted by a competing navigation; again: %s", exc)
 
     async def _until_complete(self) -> None:
         """Poll the document's readyState ourselves: Playwright's load tracking waits forever

@@ -91,6 +91,9 @@ def _run(worker: BrowserWorker, html: str, cfg: EvalConfig, cases: list, scale: 
     events = PageEvents(max_messages=cfg.limits.max_console_messages)
     net = NetworkLog()
     policy = RequestPolicy(html, mirror, net, cfg.limits.max_reloads)
+    # Software-rendered WebGL makes every real frame dear (SwiftShader): gl pages get more wall
+    # time per step before a slow frame is mistaken for a hang.
+    scale *= cfg.limits.gl_wall_factor if profile == "gl" else 1
     shared = PageShared(cfg=cfg, policy=policy, events=events, step_wall_s=cfg.limits.step_wall_s * scale)
 
     async def job(browser):
