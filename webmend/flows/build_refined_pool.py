@@ -1,10 +1,12 @@
-"""The build-refined-pool flow: read a corpus, evaluate it in batches on Dask, write trace tables,
-publish a markdown summary. It only wires tasks (webmend/flows/tasks.py) around the pure cores
-(webmend/tasks/batches.py); later stages (generation, repair, contracts, export) join here.
+"""The build-refined-pool flow: read a corpus (or make one from prompts: intake, then generation),
+evaluate it in batches on Dask, write trace tables, publish a markdown summary. It only wires tasks
+(webmend/flows/tasks.py) around the pure cores (webmend/tasks/batches.py, pool_inputs.py); later
+stages (repair, contracts, export) join here.
 
 Run it through a deployment (prefect.yaml, docs/flows.md) or directly:
     python -m webmend.flows.build_refined_pool --responses data/samples/responses.jsonl \
         --items data/samples/items.jsonl --data-root runs/data
+    python -m webmend.flows.build_refined_pool --prompts data/samples/items.jsonl --model openai/NAME
 Dask needs a real Prefect server (PREFECT_API_URL): with the ephemeral API every Dask worker would
 start its own.
 """
@@ -21,6 +23,7 @@ from prefect.futures import as_completed
 from webmend.flows import tasks
 from webmend.store import DEFAULT_ROOT
 from webmend.tasks.batches import DEFAULT_BATCH_SIZE, drive
+from webmend.tasks.pool_inputs import items_from_prompts
 
 FLOW_NAME = "build-refined-pool"
 
@@ -37,12 +40,29 @@ def build_refined_pool(
     n_workers: int | None = None,
     run_id: str | None = None,
     replace: bool = False,
+    prompts: list[str] | None = None,
+    benchmark: list[str] | None = None,
+    model: str | None = None,
+    samples: int = 1,
+    temperatures: list[float] | None = None,
 ) -> dict:
     """responses: JSONL files of raw answers; pages: HTML files or folders; items: HTMLBench test
     items (JSONL); data_root: folder or fsspec URL of the trace tables; config: evaluator config
     file; batch_size: pages per task; dask_address: an existing Dask scheduler, else a local
     cluster of n_workers processes (default: one per core); run_id: default derived from the corpus
-    and config; replace: evaluate again and overwrite committed batches."""
+    and config; replace: evaluate again and overwrite committed batches. prompts: prompt files (as
+    `webmend prompts` takes) to run through intake (decontaminated against `benchmark` files) and
+    generation with `model` (litellm string; `samples` per prompt and temperature); the generated
+    answers join `responses`, and HTMLBench items among the prompt files are the test items unless
+    `items` is given."""
+    generation = None
+    if prompts:
+        if not model:
+            raise ValueError("prompts need a model (litellm provider string)")
+        kept = tasks.intake_prompts(data_root, prompts, benchmark or [])
+        generation = tasks.generate_responses(data_root, kept.prompts, model, samples, temperatures, replace)
+        responses = [*(responses or []), generation.responses]
+        items = items or items_from_prompts(prompts)
     plan, cfg = tasks.read_corpus(pages or [], responses or [], items, config, data_root, batch_size, run_id, replace)
     failed = []
     if plan.pending:
@@ -58,7 +78,10 @@ def build_refined_pool(
     summary = tasks.summarize_run(data_root, plan.keys, plan.run_id)
     if failed:
         raise RuntimeError(f"{len(failed)} batch(es) failed: " + "; ".join(f"{b.index}: {e!r}"[:200] for b, e in failed))
-    return {"run_id": plan.run_id, "batches": len(plan.batches), "evaluated_batches": len(plan.pending), **summary}
+    out = {"run_id": plan.run_id, "batches": len(plan.batches), "evaluated_batches": len(plan.pending), **summary}
+    if generation is not None:
+        out["generation"] = {"key": generation.key, "generated": generation.generated, **generation.summary}
+    return out
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -73,10 +96,19 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--n-workers", type=int)
     p.add_argument("--run-id")
     p.add_argument("--replace", action="store_true")
+    p.add_argument("--prompts", action="append", default=[],
+                   help="prompt files to intake and generate from (repeatable)")
+    p.add_argument("--benchmark", action="append", default=[],
+                   help="benchmark files to decontaminate against (repeatable)")
+    p.add_argument("--model", help="litellm model string for generation, e.g. openai/gpt-4o-mini")
+    p.add_argument("--samples", type=int, default=1)
+    p.add_argument("--temperatures", type=float, nargs="+")
     a = p.parse_args(argv)
     result = build_refined_pool(responses=a.responses, pages=a.pages, items=a.items, data_root=a.data_root,
                                 config=a.config, batch_size=a.batch_size, dask_address=a.dask_address,
-                                n_workers=a.n_workers, run_id=a.run_id, replace=a.replace)
+                                n_workers=a.n_workers, run_id=a.run_id, replace=a.replace,
+                                prompts=a.prompts, benchmark=a.benchmark, model=a.model, samples=a.samples,
+                                temperatures=a.temperatures)
     print(json.dumps(result, indent=2, default=str))
     return 0
 

@@ -16,6 +16,7 @@ from prefect_dask import DaskTaskRunner
 
 from webmend.config import EvalConfig, load_config
 from webmend.tasks import batches as core
+from webmend.tasks import pool_inputs
 from webmend.tasks.pool_summary import summarize_pool, summary_markdown
 
 ARTIFACT_KEY = "build-refined-pool-summary"
@@ -25,6 +26,18 @@ def infrastructure_only(task, task_run, state) -> bool:
     """retry_condition_fn: retry only when the failure came from the machine, not the data."""
     exc = state.result(raise_on_failure=False)
     return isinstance(exc, BaseException) and core.is_infrastructure_error(exc)
+
+
+@task(name="intake-prompts", cache_policy=NO_CACHE)
+def intake_prompts(data_root: str, inputs: list[str], benchmarks: list[str]) -> pool_inputs.IntakeOutcome:
+    return pool_inputs.intake_stage(data_root, inputs, benchmarks)
+
+
+@task(name="generate-responses", cache_policy=NO_CACHE)
+def generate_responses(data_root: str, prompts: tuple, model: str, samples: int, temperatures: list[float] | None,
+                       replace: bool = False) -> pool_inputs.GenerationOutcome:
+    # Retries of 429/5xx live in the LLM client (the I/O boundary); the cache makes a rerun free.
+    return pool_inputs.generation_stage(data_root, prompts, model, samples, temperatures, replace=replace)
 
 
 @task(name="read-corpus", cache_policy=NO_CACHE)
