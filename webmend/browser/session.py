@@ -118,7 +118,19 @@ class PageSession:
         self.shared.policy.start_document()
         # Wait for whichever document ends up loaded: a page that reloads itself replaces the
         # navigation goto() started, so waiting on that navigation would never finish.
-        await self._navigate(page_url(index))
+        try:
+            await self._navigate(page_url(index))
+        except (PageHung, PageCrashed):
+            raise
+        except Exception as exc:
+            if not _detached(exc):
+                raise
+            # The tab's DevTools session died with a stuck or replaced renderer: a new tab.
+            log.warning("lost the tab's DevTools session (%s); opening a new one", str(exc).splitlines()[0])
+            await self.close()
+            self.viewport = cfg.viewport
+            await self.open()
+            await self._navigate(page_url(index))
         await self.guard(self._until_complete(), "load")
         await self.advance(cfg.limits.load_ms)
 
@@ -361,6 +373,11 @@ class PageSession:
         # The resize event fires in the next real frame; let it, so handlers that debounce
         # with a timer register it before page time moves on.
         await self._settle_frames()
+
+
+def _detached(exc: Exception) -> bool:
+    text = str(exc)
+    return any(m in text for m in ("Not attached to an active page", "Target closed", "Session closed", "has been closed"))
 
 
 class JsError(Exception):
