@@ -145,3 +145,12 @@ def test_a_navigation_left_in_flight_does_not_break_the_next_fresh_load(evaluate
     ev = evaluate(html, {"id": "n", "test_cases": [leave[0], check[0], leave[1], check[1]]})
     assert [t["passed"] for t in ev["tests"]][1::2] == [True, True], ev["tests"]
     assert all(t["failed_action"] != "load" for t in ev["tests"]), ev["tests"]
+
+
+def test_site_wide_cookies_do_not_reach_the_next_test_case(evaluate):
+    html = "<!doctype html><html lang=en><title>c</title><h1>c</h1></html>"
+    set_cookie = case({"action": "eval_js", "expression": "document.cookie = 'k=1; domain=page.test; path=/'"},
+                      {"action": "assert_js_value", "expression": "document.cookie.includes('k=1')", "expected": True}, id="set")
+    fresh = case({"action": "assert_js_value", "expression": "document.cookie", "expected": ""}, id="fresh")
+    ev = evaluate(html, {"id": "c", "test_cases": [set_cookie, fresh]})
+    assert [t["passed"] for t in ev["tests"]] == [True, True], ev["tests"]

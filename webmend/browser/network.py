@@ -90,9 +90,6 @@ class RequestPolicy:
 
     def __init__(self, html: str, mirror, log_: NetworkLog, max_reloads: int):
         self._body = html.encode("utf-8")
-        # Cookies set with Domain=page.test would reach every document: cleared between loads
-        # when the page could set any.
-        self.may_set_cookies = "cookie" in html.lower()
         self._mirror = mirror
         self.log = log_
         self._max_loads = 1 + max_reloads

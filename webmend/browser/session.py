@@ -9,9 +9,9 @@ from __future__ import annotations
 
 import asyncio
 import base64
-import secrets
 import io
 import logging
+import secrets
 from dataclasses import dataclass
 from importlib import resources
 
@@ -102,16 +102,13 @@ class PageSession:
         """
         cfg = self.cfg
         if self.page is None or self.crashed:
-            await self.close()
-            self.viewport = cfg.viewport
-            await self.open()
+            await self._new_tab()
         else:
             # Reusing the tab keeps the renderer warm; the new document's own origin
-            # (network.page_url) gives it empty storage.
-            if self.shared.policy.may_set_cookies:
-                await self.guard(self.context.clear_cookies(), "clear cookies")
+            # (network.page_url) gives it empty storage. Cookies can be scoped to the whole
+            # page.test site (by the page or by test-case JavaScript), so they are cleared.
+            await self.guard(self.context.clear_cookies(), "clear cookies")
             if self.viewport != cfg.viewport:
-                self._world = self._frame_id = None
                 await self.set_viewport(cfg.viewport.width, cfg.viewport.height)
         self._world = self._frame_id = None
         self.doc_start = self.vnow = cfg.sandbox.start_time_ms
@@ -127,12 +124,15 @@ class PageSession:
                 raise
             # The tab's DevTools session died with a stuck or replaced renderer: a new tab.
             log.warning("lost the tab's DevTools session (%s); opening a new one", str(exc).splitlines()[0])
-            await self.close()
-            self.viewport = cfg.viewport
-            await self.open()
+            await self._new_tab()
             await self._navigate(page_url(index))
         await self.guard(self._until_complete(), "load")
         await self.advance(cfg.limits.load_ms)
+
+    async def _new_tab(self) -> None:
+        await self.close()
+        self.viewport = self.cfg.viewport
+        await self.open()
 
     async def _navigate(self, url: str) -> None:
         """Start the fresh document. A navigation the previous document left in flight (a form
