@@ -26,6 +26,8 @@
     let ticks = 0;
     let nextId = 1;
     let nesting = 0;
+    // Callbacks fired so far by kind, for the evaluator's motion evidence (frame rate, stalls).
+    const fired = { frame: 0, timeout: 0, interval: 0, idle: 0 };
     const c = {
       now: () => START + ticks,
       ticks: () => ticks,
@@ -57,6 +59,7 @@
         } else {
           delete timers[t.id];
         }
+        fired[t.kind] += 1;
         const saved = nesting;
         nesting = t.level;
         try {
@@ -72,18 +75,24 @@
           nesting = saved;
         }
       },
+      // Counters and what is still scheduled: a loop that stopped requesting frames has stalled.
+      stats() {
+        const pending = { frame: 0, timeout: 0, interval: 0, idle: 0 };
+        for (const k in timers) pending[timers[k].kind] += 1;
+        return { ticks, fired: Object.assign({}, fired), pending };
+      },
       async runFor(ms) {
         const end = ticks + Math.max(0, Math.floor(ms));
-        let fired = 0;
+        let count = 0;
         for (let t = c.first(end); t; t = c.first(end)) {
           c.fire(t);
-          fired++;
+          count++;
           await yieldTask();
         }
         ticks = end;
         // Tell the evaluator's isolated world the page time, so it seeks CSS animations now.
         try { dispatch.call(document, new NativeCustomEvent(KEY + ':sync', { detail: ticks })); } catch (e) { /* no document */ }
-        return fired;
+        return count;
       },
     };
     Object.defineProperty(window, KEY, { value: c, enumerable: false });
