@@ -8,6 +8,7 @@ import json
 import pytest
 
 from generate.llm_server import RoutedReplies, chat_reply
+from webmend.generate.settings import GenerationSettings
 from webmend.store import DataRoot
 from webmend.tasks import pool_inputs
 
@@ -76,6 +77,37 @@ def test_generation_runs_once_then_reuses_its_committed_output(tmp_path, prompts
     # Forced again: the response cache under the data root answers every call.
     forced = pool_inputs.generation_stage(root, kept, MODEL, samples=2, replace=True)
     assert forced.generated and forced.summary["cache_hits"] == 4 and len(server.requests) == 4
+
+
+def test_the_spend_cap_of_the_settings_stops_generation(tmp_path, prompts_file, server):
+    root = str(tmp_path / "data")
+    kept = pool_inputs.intake_stage(root, [str(prompts_file)]).prompts
+    capped = GenerationSettings(workers=1, max_total_tokens=5)  # the first answer alone spends more
+    made = pool_inputs.generation_stage(root, kept, MODEL, settings=capped)
+    assert made.summary["stopped"]["by"] == "spend_cap" and len(server.requests) == 1
+    assert made.summary["by_status"] == {"generated": 1, "not_generated": 1}
+    # Stopped runs are not reused: without the cap, only the missing sample is paid for.
+    again = pool_inputs.generation_stage(root, kept, MODEL)
+    assert again.generated and again.summary["cache_hits"] == 1 and len(server.requests) == 2
+
+
+def test_intake_models_rewrite_once_and_key_the_intake(tmp_path, server):
+    posts = tmp_path / "posts.jsonl"
+    posts.write_text(json.dumps({"title": "tiny timer?", "selftext": "hi all, could someone make me a little "
+                                 "pomodoro timer page, 25 and 5 minutes, with a start button? thanks!"}) + "\n")
+    rewritten = "Build a single HTML pomodoro timer page with 25 and 5 minute phases and a start button."
+    server.fallback = RoutedReplies({"pomodoro": [chat_reply(rewritten)]})
+    root = str(tmp_path / "data")
+    plain = pool_inputs.intake_stage(root, [str(posts)])
+    assert len(server.requests) == 0 and plain.prompts[0].prompt.startswith("tiny timer?")
+    first = pool_inputs.intake_stage(root, [str(posts)], rewrite_model="openai/rewriter")
+    assert [p.prompt for p in first.prompts] == [rewritten] and len(server.requests) == 1
+    assert first.key != plain.key and first.written
+    assert server.requests[0].body["model"] == "rewriter" and server.requests[0].body["max_tokens"] == 600
+    # The same intake again: the rewrite comes from ROOT/cache/intake, the tables are committed.
+    again = pool_inputs.intake_stage(root, [str(posts)], rewrite_model="openai/rewriter")
+    assert (again.key, again.prompts, again.written) == (first.key, first.prompts, False)
+    assert len(server.requests) == 1 and list((tmp_path / "data" / "cache" / "intake").rglob("*.json"))
 
 
 def test_a_stopped_generation_is_not_reused(tmp_path):

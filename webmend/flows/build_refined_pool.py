@@ -21,6 +21,7 @@ from prefect import flow
 from prefect.futures import as_completed
 
 from webmend.flows import tasks
+from webmend.generate.settings import GenerationSettings, add_settings_arguments, settings_from_args
 from webmend.store import DEFAULT_ROOT
 from webmend.tasks.batches import DEFAULT_BATCH_SIZE, drive
 from webmend.tasks.pool_inputs import items_from_prompts
@@ -45,6 +46,10 @@ def build_refined_pool(
     model: str | None = None,
     samples: int = 1,
     temperatures: list[float] | None = None,
+    generation: GenerationSettings | None = None,
+    rewrite_model: str | None = None,
+    classify_model: str | None = None,
+    intake_config: str | None = None,
 ) -> dict:
     """responses: JSONL files of raw answers; pages: HTML files or folders; items: HTMLBench test
     items (JSONL); data_root: folder or fsspec URL of the trace tables; config: evaluator config
@@ -54,14 +59,19 @@ def build_refined_pool(
     `webmend prompts` takes) to run through intake (decontaminated against `benchmark` files) and
     generation with `model` (litellm string; `samples` per prompt and temperature); the generated
     answers join `responses`, and HTMLBench items among the prompt files are the test items unless
-    `items` is given."""
-    generation = None
+    `items` is given. generation: limits, spend cap, max_tokens and seed of the LLM calls
+    (GenerationSettings; its rate limits, timeout and retries also bind the intake's models);
+    rewrite_model / classify_model: litellm models that rewrite forum posts and label unsure
+    families; intake_config: intake config file (thresholds, docs/intake.md)."""
+    generated = None
     if prompts:
         if not model:
             raise ValueError("prompts need a model (litellm provider string)")
-        kept = tasks.intake_prompts(data_root, prompts, benchmark or [])
-        generation = tasks.generate_responses(data_root, kept.prompts, model, samples, temperatures, replace)
-        responses = [*(responses or []), generation.responses]
+        kept = tasks.intake_prompts(data_root, prompts, benchmark or [], intake_config, rewrite_model,
+                                    classify_model, generation)
+        generated = tasks.generate_responses(data_root, kept.prompts, model, samples, temperatures, generation,
+                                             replace)
+        responses = [*(responses or []), generated.responses]
         items = items or items_from_prompts(prompts)
     plan, cfg = tasks.read_corpus(pages or [], responses or [], items, config, data_root, batch_size, run_id, replace)
     failed = []
@@ -79,8 +89,8 @@ def build_refined_pool(
     if failed:
         raise RuntimeError(f"{len(failed)} batch(es) failed: " + "; ".join(f"{b.index}: {e!r}"[:200] for b, e in failed))
     out = {"run_id": plan.run_id, "batches": len(plan.batches), "evaluated_batches": len(plan.pending), **summary}
-    if generation is not None:
-        out["generation"] = {"key": generation.key, "generated": generation.generated, **generation.summary}
+    if generated is not None:
+        out["generation"] = {"key": generated.key, "generated": generated.generated, **generated.summary}
     return out
 
 
@@ -103,12 +113,18 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--model", help="litellm model string for generation, e.g. openai/gpt-4o-mini")
     p.add_argument("--samples", type=int, default=1)
     p.add_argument("--temperatures", type=float, nargs="+")
+    p.add_argument("--rewrite-model", help="litellm model that rewrites forum posts into direct requests")
+    p.add_argument("--classify-model", help="litellm model asked when the family rules are unsure")
+    p.add_argument("--intake-config", help="intake config file (TOML/JSON, docs/intake.md)")
+    add_settings_arguments(p)  # generation limits: --max-tokens, --seed, --workers, --rpm, ... (docs/generation.md)
     a = p.parse_args(argv)
     result = build_refined_pool(responses=a.responses, pages=a.pages, items=a.items, data_root=a.data_root,
                                 config=a.config, batch_size=a.batch_size, dask_address=a.dask_address,
                                 n_workers=a.n_workers, run_id=a.run_id, replace=a.replace,
                                 prompts=a.prompts, benchmark=a.benchmark, model=a.model, samples=a.samples,
-                                temperatures=a.temperatures)
+                                temperatures=a.temperatures, generation=settings_from_args(a),
+                                rewrite_model=a.rewrite_model, classify_model=a.classify_model,
+                                intake_config=a.intake_config)
     print(json.dumps(result, indent=2, default=str))
     return 0
 

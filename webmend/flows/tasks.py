@@ -15,6 +15,7 @@ from prefect.cache_policies import NO_CACHE
 from prefect_dask import DaskTaskRunner
 
 from webmend.config import EvalConfig, load_config
+from webmend.generate.settings import GenerationSettings
 from webmend.tasks import batches as core
 from webmend.tasks import pool_inputs
 from webmend.tasks.pool_summary import summarize_pool, summary_markdown
@@ -29,15 +30,17 @@ def infrastructure_only(task, task_run, state) -> bool:
 
 
 @task(name="intake-prompts", cache_policy=NO_CACHE)
-def intake_prompts(data_root: str, inputs: list[str], benchmarks: list[str]) -> pool_inputs.IntakeOutcome:
-    return pool_inputs.intake_stage(data_root, inputs, benchmarks)
+def intake_prompts(data_root: str, inputs: list[str], benchmarks: list[str], config: str | None = None,
+                   rewrite_model: str | None = None, classify_model: str | None = None,
+                   settings: GenerationSettings | None = None) -> pool_inputs.IntakeOutcome:
+    return pool_inputs.intake_stage(data_root, inputs, benchmarks, config, rewrite_model, classify_model, settings)
 
 
 @task(name="generate-responses", cache_policy=NO_CACHE)
 def generate_responses(data_root: str, prompts: tuple, model: str, samples: int, temperatures: list[float] | None,
-                       replace: bool = False) -> pool_inputs.GenerationOutcome:
+                       settings: GenerationSettings | None = None, replace: bool = False) -> pool_inputs.GenerationOutcome:
     # Retries of 429/5xx live in the LLM client (the I/O boundary); the cache makes a rerun free.
-    return pool_inputs.generation_stage(data_root, prompts, model, samples, temperatures, replace=replace)
+    return pool_inputs.generation_stage(data_root, prompts, model, samples, temperatures, settings, replace=replace)
 
 
 @task(name="read-corpus", cache_policy=NO_CACHE)

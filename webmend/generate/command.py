@@ -9,6 +9,8 @@ import time
 import uuid
 from pathlib import Path
 
+from webmend.generate.settings import add_settings_arguments, settings_from_args
+
 DEFAULT_OUT = "out/generate"
 
 
@@ -17,44 +19,29 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--model", required=True, help="litellm model string, e.g. openai/gpt-4o-mini, hosted_vllm/NAME")
     p.add_argument("--samples", type=int, default=1, help="samples per prompt and temperature (ids P, P#1, P#2, ...)")
     p.add_argument("--temperatures", type=float, nargs="+", help="sample at each of these temperatures")
-    p.add_argument("--max-tokens", type=int, help="completion token limit per call")
-    p.add_argument("--seed", type=int, help="send seed+k with sample k (providers that support it)")
     p.add_argument("--out", default=DEFAULT_OUT, help="output folder (responses.jsonl, summary.json)")
     p.add_argument("--cache-dir", help="response cache folder (default OUT/cache); share it to share answers")
     p.add_argument("--data-root", help="data root for the generations table (default: OUT)")
     p.add_argument("--run-id", help="run id recorded on every row (default: time-based)")
-    p.add_argument("--workers", type=int, default=4, help="concurrent calls to the provider")
-    p.add_argument("--rpm", type=int, help="requests per minute to the provider")
-    p.add_argument("--tpm", type=int, help="tokens per minute to the provider")
-    p.add_argument("--max-total-tokens", type=int, help="spend cap: stop after this many tokens in this run")
-    p.add_argument("--max-cost", type=float, help="spend cap: stop after this many USD in this run (known prices)")
-    p.add_argument("--timeout", type=float, default=600.0, help="seconds per call before it is retried")
-    p.add_argument("--max-retries", type=int, default=5, help="retries of 429/5xx/timeouts per call")
+    add_settings_arguments(p)  # --max-tokens, --seed, --workers, --rpm, --tpm, spend cap, --timeout, --max-retries
 
 
 def run_command(args: argparse.Namespace) -> int:
     # Imported here: litellm takes seconds to import, other subcommands should not pay for it.
     from webmend.generate.cache import ResponseCache
-    from webmend.generate.client import Limiters, LLMClient
-    from webmend.generate.limits import Limits, SpendCap
     from webmend.generate.prompts import load_prompts
-    from webmend.generate.retry import Backoff
     from webmend.generate.run import run_generation
     from webmend.generate.samples import GenerationConfig
     from webmend.store import DataRoot
 
-    temperatures = tuple(args.temperatures) if args.temperatures else (None,)
-    cfg = GenerationConfig(args.model, samples=args.samples, temperatures=temperatures,
-                           max_tokens=args.max_tokens, seed=args.seed)
+    settings = settings_from_args(args)
+    cfg = GenerationConfig.from_settings(args.model, settings, args.samples, args.temperatures)
     prompts = load_prompts(args.prompts)
     out = Path(args.out)
-    limits = Limits(concurrency=max(1, args.workers), rpm=args.rpm, tpm=args.tpm)
-    client = LLMClient(args.model, limiters=Limiters(limits), backoff=Backoff(max_retries=args.max_retries),
-                       timeout_s=args.timeout, spend_cap=SpendCap(args.max_total_tokens, args.max_cost))
     summary = run_generation(
-        prompts, cfg, client, out, cache=ResponseCache(args.cache_dir or out / "cache"),
+        prompts, cfg, settings.client(args.model), out, cache=ResponseCache(args.cache_dir or out / "cache"),
         data_root=DataRoot(args.data_root or out), run_id=args.run_id or _run_id(),
-        workers=limits.concurrency, progress=_progress(),
+        workers=settings.workers, progress=_progress(),
     )
     print(json.dumps(summary, indent=2))
     print(f"responses: {summary['responses']}", file=sys.stderr)

@@ -31,6 +31,13 @@ class GenerationConfig:
         if "api_key" in self.extra_params:
             raise ValueError("api_key is not accepted: keys come from the environment")
 
+    @classmethod
+    def from_settings(cls, model: str, settings, samples: int = 1,
+                      temperatures=None) -> "GenerationConfig":
+        """What to ask, from the run's GenerationSettings (only max_tokens and seed change the calls)."""
+        return cls(model, samples=samples, temperatures=tuple(temperatures) if temperatures else (None,),
+                   max_tokens=settings.max_tokens, seed=settings.seed)
+
     @property
     def samples_per_prompt(self) -> int:
         return self.samples * len(self.temperatures)

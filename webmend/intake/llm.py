@@ -2,6 +2,8 @@
 
 They go through the generation client (litellm: any provider string, keys only from the
 environment, retries on 429/5xx), so intake and generation share one way of talking to models.
+With a ResponseCache, an answered call (refusals included) is never paid for twice: a rerun of the
+same intake makes no call.
 """
 
 from __future__ import annotations
@@ -15,15 +17,25 @@ class RefusedError(RuntimeError):
     """The provider refused the request (content filter)."""
 
 
-def litellm_complete(model: str, *, temperature: float = 0.0, max_tokens: int = 600, **client_kwargs) -> Complete:
+def litellm_complete(model: str, *, temperature: float = 0.0, max_tokens: int = 600, client=None, cache=None,
+                     **client_kwargs) -> Complete:
+    """client: a ready LLMClient (e.g. GenerationSettings.client(...)); else one built from client_kwargs."""
+    from webmend.generate.cache import cache_key
     from webmend.generate.client import LLMClient  # litellm imports slowly: only when a model is asked for
 
-    client = LLMClient(model, **client_kwargs)
+    client = client or LLMClient(model, **client_kwargs)
+    params = {"temperature": temperature, "max_tokens": max_tokens}
 
     def complete(messages: list[dict]) -> str:
-        c = client.complete(messages, temperature=temperature, max_tokens=max_tokens)
-        if c.refused:
+        key = cache_key(model, params, messages)
+        answer = cache.get(key) if cache is not None else None
+        if answer is None:
+            c = client.complete(messages, **params)
+            answer = {"text": c.text, "refused": c.refused}
+            if cache is not None:
+                cache.put(key, answer)
+        if answer["refused"]:
             raise RefusedError("the provider refused the request")
-        return c.text
+        return answer["text"]
 
     return complete

@@ -3,7 +3,8 @@ evaluation stages read as they read any ready corpus. No Prefect here; webmend/f
 
 Both stages are keyed by content, so a rerun with the same inputs does no repeated work:
 - intake writes `prompts/KEY` and `prompt_rejects/KEY` under the data root (KEY from the intake run
-  id, as `webmend prompts --data-root` keys them) and skips both when they are committed;
+  id, as `webmend prompts --data-root` keys them) and skips both when they are committed; its
+  rewrite/classifier answers are cached under `ROOT/cache/intake`;
 - generation writes `ROOT/responses/GKEY/responses.jsonl` (+ `summary.json`) and the generations
   table, GKEY from the generation config and the kept prompts; a committed, unstopped GKEY is not
   generated again, and the response cache under `ROOT/cache/generate` makes every answered call free.
@@ -19,6 +20,7 @@ from pathlib import Path
 from typing import Sequence
 
 from webmend.generate.prompts import PromptIn
+from webmend.generate.settings import GenerationSettings
 from webmend.intake.config import IntakeConfig, load_intake_config
 from webmend.intake.output import kept_row, make_run_id, reject_row
 from webmend.intake.pipeline import Intake, IntakeResult, run_intake
@@ -29,6 +31,7 @@ log = logging.getLogger(__name__)
 
 RESPONSES_DIR = "responses"
 CACHE_DIR = "cache/generate"
+INTAKE_CACHE_DIR = "cache/intake"
 
 
 @dataclass(frozen=True)
@@ -60,16 +63,26 @@ def file_hash(path: str | Path) -> str:
     return hashlib.sha256(Path(path).read_bytes()).hexdigest()
 
 
-def intake_run_id(result: IntakeResult, cfg: IntakeConfig, benchmarks: Sequence[str]) -> str:
-    """The intake's own run id; benchmark files change what is kept, so they join it when given."""
-    if not benchmarks:
+def intake_run_id(result: IntakeResult, cfg: IntakeConfig, benchmarks: Sequence[str],
+                  models: Sequence[str] = ()) -> str:
+    """The intake's own run id. Benchmark files and the rewrite/classifier models change what is
+    kept, so they join it when given (without them it is `webmend prompts`' run id)."""
+    if not benchmarks and not models:
         return make_run_id(result, cfg)
-    return "intake-" + make_key("intake", result.inputs_hash, cfg.config_hash(), *map(file_hash, benchmarks))[:16]
+    return "intake-" + make_key("intake", result.inputs_hash, cfg.config_hash(), *map(file_hash, benchmarks),
+                                *models)[:16]
+
+
+def intake_models(rewrite_model: str | None, classify_model: str | None) -> tuple[str, ...]:
+    return tuple(f"{role}={m}" for role, m in (("rewrite", rewrite_model), ("classify", classify_model)) if m)
 
 
 def intake_stage(data_root: str, inputs: Sequence[str], benchmarks: Sequence[str] = (),
-                 config: str | None = None) -> IntakeOutcome:
-    """Run intake (CPU only: no rewrite or classifier model here) and commit its tables once."""
+                 config: str | None = None, rewrite_model: str | None = None, classify_model: str | None = None,
+                 settings: GenerationSettings | None = None) -> IntakeOutcome:
+    """Run intake and commit its tables once. rewrite_model / classify_model: litellm models for
+    the rewrite of forum posts and for unsure family labels, bound by `settings`' rate limits,
+    timeout and retries (not its spend cap); their answers are cached under ROOT/cache/intake."""
     from webmend.intake.decontam import Decontaminator, load_benchmarks
     from webmend.intake.sources import iter_sources
 
@@ -77,11 +90,13 @@ def intake_stage(data_root: str, inputs: Sequence[str], benchmarks: Sequence[str
         if not Path(path).is_file():
             raise FileNotFoundError(f"prompts file {path}: no such file")
     cfg = load_intake_config(config)
-    decontaminator = Decontaminator(load_benchmarks(benchmarks), cfg.dedup, cfg.decontam) if benchmarks else None
-    result = run_intake(iter_sources(inputs), Intake(cfg, decontaminator=decontaminator))
-    run_id = intake_run_id(result, cfg, benchmarks)
-    key = make_key("intake", run_id)
     root = local_root(data_root)
+    decontaminator = Decontaminator(load_benchmarks(benchmarks), cfg.dedup, cfg.decontam) if benchmarks else None
+    llm = _intake_llm(Path(root.path) / INTAKE_CACHE_DIR, settings or GenerationSettings())
+    intake = Intake(cfg, decontaminator=decontaminator, rewrite=llm(rewrite_model), classify_llm=llm(classify_model))
+    result = run_intake(iter_sources(inputs), intake)
+    run_id = intake_run_id(result, cfg, benchmarks, intake_models(rewrite_model, classify_model))
+    key = make_key("intake", run_id)
     done = root.exists("prompts", key) and root.exists("prompt_rejects", key)
     if not done:
         chash = cfg.config_hash()
@@ -92,6 +107,18 @@ def intake_stage(data_root: str, inputs: Sequence[str], benchmarks: Sequence[str
     log.info("intake %s: %d kept, %d rejected%s", key, len(prompts), len(result.rejects),
              " (committed before)" if done else "")
     return IntakeOutcome(key, run_id, prompts, len(result.rejects), not done)
+
+
+def _intake_llm(cache_dir: Path, settings: GenerationSettings):
+    """model -> cached complete(messages) callable, or None without a model."""
+    def build(model: str | None):
+        if not model:
+            return None
+        from webmend.generate.cache import ResponseCache
+        from webmend.intake.llm import litellm_complete
+
+        return litellm_complete(model, client=settings.client(model, spend_cap=False), cache=ResponseCache(cache_dir))
+    return build
 
 
 def generation_key(prompts: Sequence[PromptIn], config_hash: str) -> str:
@@ -108,14 +135,16 @@ def generation_done(out_dir: Path) -> dict | None:
 
 
 def generation_stage(data_root: str, prompts: Sequence[PromptIn], model: str, samples: int = 1,
-                     temperatures: Sequence[float] | None = None, workers: int = 4,
+                     temperatures: Sequence[float] | None = None, settings: GenerationSettings | None = None,
                      replace: bool = False) -> GenerationOutcome:
     """Generate every sample of the kept prompts through litellm (provider settings from the
-    environment), unless this exact generation is committed already."""
+    environment; limits, spend cap, max_tokens and seed from `settings`), unless this exact
+    generation is committed already."""
     from webmend.generate.samples import GenerationConfig
 
+    settings = settings or GenerationSettings()
     root = local_root(data_root)
-    cfg = GenerationConfig(model, samples=samples, temperatures=tuple(temperatures) if temperatures else (None,))
+    cfg = GenerationConfig.from_settings(model, settings, samples, temperatures)
     key = generation_key(prompts, cfg.config_hash())
     out = Path(root.path) / RESPONSES_DIR / key
     saved = None if replace else generation_done(out)
@@ -124,13 +153,11 @@ def generation_stage(data_root: str, prompts: Sequence[PromptIn], model: str, sa
         return GenerationOutcome(key, str(out / "responses.jsonl"), saved, False)
     # litellm takes seconds to import: only a generation that has work to do pays for it.
     from webmend.generate.cache import ResponseCache
-    from webmend.generate.client import Limiters, LLMClient
-    from webmend.generate.limits import Limits
     from webmend.generate.run import run_generation
 
-    client = LLMClient(model, limiters=Limiters(Limits(concurrency=max(1, workers))))
-    summary = run_generation(list(prompts), cfg, client, out, cache=ResponseCache(Path(root.path) / CACHE_DIR),
-                             data_root=root, run_id="gen-" + key[:12], workers=workers)
+    summary = run_generation(list(prompts), cfg, settings.client(model), out,
+                             cache=ResponseCache(Path(root.path) / CACHE_DIR), data_root=root,
+                             run_id="gen-" + key[:12], workers=settings.workers)
     return GenerationOutcome(key, summary["responses"], summary, True)
 
 
