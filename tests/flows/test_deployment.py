@@ -2,7 +2,9 @@
 build-refined-pool/default through `prefect deployment run`, then the trace tables in DuckDB.
 
 A subset of the bundled samples keeps it to a couple of minutes: one page with its 10 test cases,
-a trivial page, an empty answer, a refusal and a line that is not JSON.
+a trivial page, an empty answer, a refusal and a line that is not JSON. The deployment is also run
+from prompts: the worker reaches a scripted OpenAI-compatible server through litellm's environment
+variables, as a real worker reaches its provider.
 """
 
 from __future__ import annotations
@@ -15,10 +17,31 @@ import pytest
 
 from conftest import ROOT
 from flow_fixtures import SAMPLES, log_tail, query, sample_subset
+from generate.llm_server import RoutedReplies, ScriptedLLMServer, chat_reply
 from webmend.flows.local import stop
 
 PREFECT = str(ROOT / ".venv" / "bin" / "prefect")
 IDS = ["content_coffee_story", "content_coffee_story#1", "game_snake#1", "dataviz_weather_d3#1"]
+LLM_KEY = "sk-test-deploy-Wm42"  # the worker's environment only: never in parameters, tables or files
+# Two prompts with one test case each and pages that load in a blink.
+PROMPT_ITEMS = [
+    {"id": "hello", "category": "content_marketing", "sub_type": "card", "has_interaction": False,
+     "prompt": "Create a greeting card web page in one HTML file whose large heading says Hello deploy.",
+     "test_cases": [{"id": "tc_01", "name": "heading", "weight": 2, "steps": [
+         {"action": "assert_text_contains", "selector": "h1", "text": "Hello deploy"}]}]},
+    {"id": "toggle", "category": "apps_tools", "sub_type": "widget", "has_interaction": True,
+     "prompt": "Build a web page in one HTML file with a button #flip that switches the text of #state to on.",
+     "test_cases": [{"id": "tc_01", "name": "flips", "weight": 2, "steps": [
+         {"action": "click", "selector": "#flip"},
+         {"action": "assert_text_contains", "selector": "#state", "text": "on"}]}]},
+]
+PROMPT_PAGES = {
+    "greeting card": "<!DOCTYPE html><html lang=\"en\"><head><meta charset=\"utf-8\"><title>Card</title></head>"
+                     "<body><h1>Hello deploy</h1></body></html>",
+    "#flip": "<!DOCTYPE html><html lang=\"en\"><head><meta charset=\"utf-8\"><title>Flip</title></head><body>"
+             "<p id=\"state\">off</p><button id=\"flip\">Flip</button><script>document.getElementById('flip')"
+             ".onclick = () => { document.getElementById('state').textContent = 'on'; };</script></body></html>",
+}
 
 
 def prefect(env: dict, *args: str, timeout: float = 300) -> subprocess.CompletedProcess:
@@ -28,10 +51,19 @@ def prefect(env: dict, *args: str, timeout: float = 300) -> subprocess.Completed
 
 
 @pytest.fixture(scope="module")
-def deployed(prefect_api, tmp_path_factory):
+def scripted_llm():
+    """The provider the worker's flow runs call (provider `openai` through litellm's env variables)."""
+    routes = {marker: [chat_reply(page)] for marker, page in PROMPT_PAGES.items()}
+    with ScriptedLLMServer(RoutedReplies(routes)) as server:
+        yield server
+
+
+@pytest.fixture(scope="module")
+def deployed(prefect_api, scripted_llm, tmp_path_factory):
     """prefect.yaml deployed and a process worker polling the pool; yields the env."""
     api_url, env = prefect_api
-    env = {**env, "PREFECT_WORKER_QUERY_SECONDS": "2"}
+    env = {k: v for k, v in env.items() if k != "OPENAI_BASE_URL"}
+    env.update(PREFECT_WORKER_QUERY_SECONDS="2", OPENAI_API_BASE=scripted_llm.base_url, OPENAI_API_KEY=LLM_KEY)
     prefect(env, "work-pool", "create", "webmend-local", "--type", "process", "--overwrite")
     deploy = prefect(env, "--no-prompt", "deploy", "--all")
     assert "temporary server" not in deploy.stdout + deploy.stderr  # it went to our server
@@ -45,9 +77,9 @@ def deployed(prefect_api, tmp_path_factory):
         stop(worker)
 
 
-def run_deployment(env: dict, data_root, responses) -> subprocess.CompletedProcess:
-    params = {"data_root": str(data_root), "pages": [], "responses": [str(responses)],
-              "items": str(SAMPLES / "items.jsonl"), "batch_size": 2, "n_workers": 1}
+def run_deployment(env: dict, data_root, responses, **more) -> subprocess.CompletedProcess:
+    params = {"data_root": str(data_root), "pages": [], "responses": [str(responses)] if responses else [],
+              "items": str(SAMPLES / "items.jsonl"), "batch_size": 2, "n_workers": 1, **more}
     return prefect(env, "deployment", "run", "build-refined-pool/default", "--params", json.dumps(params),
                    "--watch", "--watch-interval", "2", "--watch-timeout", "600", timeout=700)
 
@@ -85,3 +117,37 @@ def test_deployment_run_writes_one_record_per_input(deployed, tmp_path):
     before = {p.name: p.stat().st_mtime_ns for p in (data_root / "evaluations").iterdir()}
     assert "Completed" in run_deployment(env, data_root, responses).stdout
     assert {p.name: p.stat().st_mtime_ns for p in (data_root / "evaluations").iterdir()} == before
+
+
+def test_deployment_run_from_prompts(deployed, scripted_llm, tmp_path):
+    """prompts + model (+ generation settings as JSON) through `prefect deployment run`: intake,
+    generation through litellm, evaluation; a rerun makes no LLM call and writes nothing."""
+    env, worker_log = deployed
+    prompts = tmp_path / "prompts.jsonl"
+    prompts.write_text("".join(json.dumps(item) + "\n" for item in PROMPT_ITEMS))
+    data_root = tmp_path / "data"
+    calls_before = len(scripted_llm.requests)
+    params = {"prompts": [str(prompts)], "items": str(prompts), "model": "openai/scripted-deploy",
+              "generation": {"max_tokens": 777, "seed": 5, "workers": 2}}
+
+    done = run_deployment(env, data_root, None, **params)
+    assert "Completed" in done.stdout, done.stdout[-2000:] + log_tail(worker_log)
+    sent = scripted_llm.requests[calls_before:]
+    assert len(sent) == 2 and {(r.body["model"], r.body["max_tokens"], r.body["seed"]) for r in sent} == {
+        ("scripted-deploy", 777, 5)}
+
+    assert query(data_root, "SELECT id, family, kind FROM prompts ORDER BY id") == [
+        ("hello", "content_marketing", "benchmark_item"), ("toggle", "apps_tools", "benchmark_item")]
+    assert query(data_root, "SELECT count(*) FROM prompt_rejects") == [(0,)]
+    assert query(data_root, "SELECT id, status, extraction_status, model FROM generations ORDER BY id") == [
+        ("hello", "generated", "complete", "openai/scripted-deploy"),
+        ("toggle", "generated", "complete", "openai/scripted-deploy")]
+    assert query(data_root, "SELECT id, status, tests_total, tests_passed FROM evaluations ORDER BY id") == [
+        ("hello", "ok", 1, 1), ("toggle", "ok", 1, 1)]
+    assert not any(LLM_KEY in p.read_text(errors="replace") for p in data_root.rglob("*") if p.is_file())
+
+    # The same deployment run again: every stage finds its committed key; no call, no file touched.
+    before = {str(p): p.stat().st_mtime_ns for p in data_root.rglob("*") if p.is_file()}
+    assert "Completed" in run_deployment(env, data_root, None, **params).stdout
+    assert len(scripted_llm.requests) == calls_before + 2
+    assert {str(p): p.stat().st_mtime_ns for p in data_root.rglob("*") if p.is_file()} == before
