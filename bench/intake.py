@@ -2,7 +2,8 @@
 
 A seeded generator writes N synthetic prompts (default 100,000) shaped like a crawl's yield: mostly
 distinct requests, plus exact duplicates (case/whitespace/punctuation), near-duplicates (small
-edits), policy violations, questions, too-short lines and copies of benchmark prompts. They run
+edits), policy violations, questions, too-short lines, copies of benchmark prompts and benchmark
+passages pasted into posts (caught by the word n-gram check). They run
 through the same `Intake` stage `webmend prompts` uses (no LLM), against data/bench + data/samples
 as benchmarks. Peak memory is the process's max RSS (resource.getrusage), which includes the
 interpreter and libraries; --tracemalloc adds Python-heap peak (and slows the run down).
@@ -75,6 +76,10 @@ def synthetic(n: int, seed: int, bench_prompts: list[str]) -> list[RawPrompt]:
             text = "Pong."
         elif roll < 0.201:
             text = rng.choice(bench_prompts)
+        elif roll < 0.202:  # a benchmark passage inside a post: only the n-gram check sees it
+            words = rng.choice(bench_prompts).split()
+            start = rng.randrange(len(words) - 20)
+            text = f"Hi all, my brief says: {' '.join(words[start:start + 20])} Any tips? Thanks, number {i}."
         else:
             feats = rng.sample(FEATURES, 3)
             text = (f"{rng.choice(VERBS)} {rng.choice(THINGS)} in a {rng.choice(THEMES)} style, "
@@ -110,8 +115,10 @@ def main() -> int:
         "rejected_by_reason": dict(sorted(Counter(r.reason for r in result.rejects).items())),
         "peak_rss_mib": round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1),
         "rss_before_run_mib": round(rss_before / 1024, 1),
+        "contaminated_by_match": dict(sorted(Counter(r.rule for r in result.rejects if r.reason == "contaminated").items())),
         "dedup_threshold": cfg.dedup.threshold,
         "num_perm": cfg.dedup.num_perm,
+        "ngram_n": cfg.decontam.ngram_n,
     }
     if args.tracemalloc:
         figures["python_heap_peak_mib"] = round(tracemalloc.get_traced_memory()[1] / 2**20, 1)

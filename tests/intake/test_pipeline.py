@@ -63,7 +63,8 @@ def test_every_input_is_accounted_for_with_a_reason(tmp_path):
     assert report["inputs"] == 12 == report["kept"] + report["rejected"]
     assert report["contamination"] == [{
         "id": "leak", "benchmark_id": "game_snake_001", "benchmark_file": str(BENCH), "match": "exact",
-        "similarity": 1.0, "source": "prompts", "file": why["leak"]["file"], "url": None}]
+        "similarity": 1.0, "matched_ngrams": None, "source": "prompts", "file": why["leak"]["file"],
+        "url": None}]
     assert kept["ok-2"]["family"] == "games_simulations" and kept["ok-2"]["family_method"] == "rules"
     assert all(len(p["content_hash"]) == 64 and p["run_id"] == report["run_id"] for p in prompts)
 

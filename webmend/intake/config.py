@@ -30,6 +30,14 @@ class DedupSettings(_Frozen):
 
 class DecontamSettings(_Frozen):
     threshold: float = 0.45  # lower than dedup: a benchmark leak costs more than a lost prompt
+    # Word n-gram overlap (GPT-3's 13-gram decontamination): a prompt that shares at least
+    # ngram_min_matches distinct n-word runs of its normal form with one benchmark prompt is
+    # contaminated, however much other text surrounds them (whole-text similarity misses a
+    # benchmark passage pasted into a long post). 13 words is longer than stock phrases
+    # ("in a single HTML file", "persist ... in localStorage") but shorter than any passage worth
+    # leaking. ngram_min_matches = 0 switches the check off.
+    ngram_n: int = Field(13, ge=1)
+    ngram_min_matches: int = Field(1, ge=0)
 
 
 class CrawlSettings(_Frozen):
@@ -53,6 +61,8 @@ class QualityGates(_Frozen):
     interactive_accuracy_min: float = 0.85
     near_dup_precision_min: float = 0.95
     near_dup_recall_min: float = 0.90
+    decontam_precision_min: float = 0.95
+    decontam_recall_min: float = 0.95
 
 
 class IntakeConfig(_Frozen):

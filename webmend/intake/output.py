@@ -88,10 +88,15 @@ def build_report(result: IntakeResult, cfg: IntakeConfig, run_id: str, extra: di
         "family_method": dict(sorted(Counter(k.label.method for k in kept).items())),
         "contamination": [
             {"id": r.id, "benchmark_id": r.matched_id, "benchmark_file": r.benchmark_file, "match": r.rule,
-             "similarity": r.similarity, "source": r.raw.source, "file": r.raw.file, "url": r.raw.url}
+             "similarity": r.similarity, "matched_ngrams": r.matched_ngrams, "source": r.raw.source,
+             "file": r.raw.file, "url": r.raw.url}
             for r in rejects if r.reason == "contaminated"
         ],
-        "thresholds": {"near_duplicate": cfg.dedup.threshold, "contaminated": cfg.decontam.threshold},
+        "thresholds": {"near_duplicate": cfg.dedup.threshold, "contaminated": cfg.decontam.threshold,
+                       "contaminated_ngram": {"n": cfg.decontam.ngram_n,
+                                              "min_matches": cfg.decontam.ngram_min_matches}},
+        "contaminated_by_match": {kind: sum(r.reason == "contaminated" and r.rule == kind for r in rejects)
+                                  for kind in ("exact", "near", "ngram")},
         "elapsed_s": result.elapsed_s,
         **(extra or {}),
     }

@@ -49,6 +49,7 @@ class Rejected:
     matched_id: str | None = None
     similarity: float | None = None
     benchmark_file: str | None = None
+    matched_ngrams: int | None = None  # contaminated by n-gram overlap: shared benchmark n-grams
 
 
 @dataclass
@@ -135,9 +136,13 @@ class Intake:
             return
         hit: Contamination | None = self.decontaminator.check(text, fp)
         if hit:
-            raise _Reject("contaminated", f"{hit.kind} match of benchmark prompt {hit.benchmark_id}",
-                          rule=hit.kind, matched_id=hit.benchmark_id, similarity=hit.similarity,
-                          benchmark_file=hit.benchmark_file)
+            detail = f"{hit.kind} match of benchmark prompt {hit.benchmark_id}"
+            if hit.matched_ngrams is not None:
+                detail += (f": {hit.matched_ngrams} shared {self.cfg.decontam.ngram_n}-word n-grams"
+                           f" ({hit.similarity:.0%} of the benchmark prompt's)")
+            raise _Reject("contaminated", detail, rule=hit.kind, matched_id=hit.benchmark_id,
+                          similarity=hit.similarity, benchmark_file=hit.benchmark_file,
+                          matched_ngrams=hit.matched_ngrams)
 
     def _check_dedup(self, pid: str, text: str, fp: Fingerprint) -> None:
         match = self.dedup.check(pid, text, fp)

@@ -5,7 +5,9 @@
 data/intake/family_labels.jsonl: prompts labelled with family and interactive flag ("dev" rows were
 seen while writing the rules, "holdout" rows were not). data/intake/near_dup_pairs.jsonl: prompt
 pairs labelled duplicate or not, by variant (whitespace, case, punctuation, small_edit,
-distinct_same_topic).
+distinct_same_topic). data/intake/decontam_cases.jsonl: prompts labelled contaminated (with the
+benchmark item of data/bench/items.jsonl they leak) or clean, by variant (exact, near,
+embedded_passage, clean_same_topic).
 """
 
 from __future__ import annotations
@@ -17,12 +19,15 @@ from collections import Counter
 from pathlib import Path
 
 from webmend.intake.config import IntakeConfig, load_intake_config
+from webmend.intake.decontam import Decontaminator, load_benchmarks
 from webmend.intake.dedup import Deduplicator
 from webmend.intake.family import classify_rules
 
 DATA = Path(__file__).resolve().parents[2] / "data" / "intake"
 FAMILY_LABELS = DATA / "family_labels.jsonl"
 NEAR_DUP_PAIRS = DATA / "near_dup_pairs.jsonl"
+DECONTAM_CASES = DATA / "decontam_cases.jsonl"
+DECONTAM_BENCHMARK = DATA.parents[0] / "bench" / "items.jsonl"
 
 
 def _rows(path: Path) -> list[dict]:
@@ -72,18 +77,51 @@ def near_dup_metrics(cfg: IntakeConfig, path: Path = NEAR_DUP_PAIRS) -> dict:
     }
 
 
+def decontam_metrics(cfg: IntakeConfig, path: Path = DECONTAM_CASES) -> dict:
+    """Precision and recall of decontamination against data/bench/items.jsonl. A hit counts as a
+    true positive only when it names the right benchmark item."""
+    rows = _rows(path)
+    decontaminator = Decontaminator(load_benchmarks([DECONTAM_BENCHMARK]), cfg.dedup, cfg.decontam)
+    tp = fp = fn = tn = 0
+    by_variant: Counter = Counter()
+    caught_by: Counter = Counter()
+    for r in rows:
+        hit = decontaminator.check(r["text"])
+        right = hit is not None and hit.benchmark_id == r["benchmark_id"]
+        tp += r["contaminated"] and right
+        fn += r["contaminated"] and not right
+        fp += hit is not None and not right
+        tn += hit is None and not r["contaminated"]
+        by_variant[(r["variant"], right if r["contaminated"] else hit is None)] += 1
+        if hit is not None:
+            caught_by[hit.kind] += 1
+    variants = sorted({v for v, _ in by_variant})
+    return {
+        "cases": len(rows),
+        "precision": round(tp / (tp + fp), 4) if tp + fp else 0.0,
+        "recall": round(tp / (tp + fn), 4) if tp + fn else 0.0,
+        "counts": {"tp": tp, "fp": fp, "fn": fn, "tn": tn},
+        "correct_by_variant": {v: f"{by_variant[(v, True)]}/{by_variant[(v, True)] + by_variant[(v, False)]}" for v in variants},
+        "caught_by": dict(sorted(caught_by.items())),
+        "settings": cfg.decontam.model_dump(),
+    }
+
+
 def quality_report(cfg: IntakeConfig) -> dict:
-    fam, dup = family_metrics(), near_dup_metrics(cfg)
+    fam, dup, decontam = family_metrics(), near_dup_metrics(cfg), decontam_metrics(cfg)
     g = cfg.quality
     gates = {
         "family_accuracy": (fam["all"]["family_accuracy"], g.family_accuracy_min),
         "interactive_accuracy": (fam["all"]["interactive_accuracy"], g.interactive_accuracy_min),
         "near_dup_precision": (dup["precision"], g.near_dup_precision_min),
         "near_dup_recall": (dup["recall"], g.near_dup_recall_min),
+        "decontam_precision": (decontam["precision"], g.decontam_precision_min),
+        "decontam_recall": (decontam["recall"], g.decontam_recall_min),
     }
     return {
         "family": fam,
         "near_duplicates": dup,
+        "decontamination": decontam,
         "gates": {k: {"value": v, "min": m, "pass": v >= m} for k, (v, m) in gates.items()},
         "pass": all(v >= m for v, m in gates.values()),
     }
