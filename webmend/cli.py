@@ -25,7 +25,8 @@ def _parser() -> argparse.ArgumentParser:
     ev.add_argument("pages", nargs="*", help="HTML files or folders of them (id = relative path without extension)")
     ev.add_argument("--responses", help='JSONL of {"id", "prompt"?, "response"} raw model answers')
     ev.add_argument("--tests", help="HTMLBench-format items (JSONL), matched to pages by id")
-    ev.add_argument("--mode", choices=("fast", "full"), default=None, help="fast: no judge (default)")
+    ev.add_argument("--mode", choices=("fast", "full"), default=None, help="fast: no judge (default); full: the visual judge")
+    ev.add_argument("--judge-model", help="PROVIDER/MODEL for --mode full, as litellm names it (e.g. openai/gpt-4o)")
     ev.add_argument("--out", default="out/evaluate", help="output folder (results.jsonl, summary.json)")
     ev.add_argument("--workers", type=int, default=1, help="browser worker processes")
     ev.add_argument("--config", help="TOML or JSON config file (see docs/config.md)")
@@ -79,8 +80,21 @@ def cmd_evaluate(args) -> int:
     if args.mode:
         cfg = cfg.model_copy(update={"mode": args.mode})
     if cfg.mode == "full":
-        print("webmend evaluate: --mode full (the visual judge) is not available yet; use fast", file=sys.stderr)
-        return 2
+        judge = cfg.judge.model_copy(update={
+            "model": args.judge_model or cfg.judge.model,
+            "cache_dir": cfg.judge.cache_dir or str(Path(args.out) / "judge-cache"),
+        })
+        if not judge.model:
+            print("webmend evaluate: --mode full needs --judge-model PROVIDER/MODEL (or judge.model in the config)", file=sys.stderr)
+            return 2
+        cfg = cfg.model_copy(update={"judge": judge})
+        from webmend.tasks.judging import get_judge
+
+        try:
+            get_judge(cfg)  # a model string litellm cannot place is a configuration error: fail now
+        except ValueError as exc:
+            print(f"webmend evaluate: {exc}", file=sys.stderr)
+            return 2
     items = load_items(args.tests)
 
     def inputs():

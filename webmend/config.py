@@ -14,6 +14,8 @@ from typing import Literal, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from webmend.judge.config import JudgeConfig
+
 M = TypeVar("M", bound=BaseModel)
 
 
@@ -74,6 +76,47 @@ class Budgets(_Frozen):
     functionality_static: float = 65  # non-interactive prompts: interaction budget moves here
 
 
+class ScoringRules(_Frozen):
+    """Thresholds the scores apply to evidence (docs/scoring.md)."""
+
+    slow_response_ms: int = 300  # a control whose effect shows later than this is sluggish
+
+
+class Experience(_Frozen):
+    """The experience protocol (docs/experience.md): what each layer does and when layer 3 runs.
+
+    Page times are virtual. Measuring lives here; what the evidence is worth lives in scoring.
+    """
+
+    tablet_viewport: Viewport = Viewport(width=768, height=1024)
+    motion_windows_ms: tuple[int, ...] = (500, 1000, 1500)  # successive looks at an idle page
+    keys: tuple[str, ...] = ("ArrowLeft", "ArrowRight", "ArrowUp", "ArrowDown", "Space", "Enter", "Escape", "KeyW", "KeyA", "KeyS", "KeyD")
+    latency_checks_ms: tuple[int, ...] = (100, 300, 1000)  # after an action, look at these page times
+    max_forms: int = 2
+    max_canvases: int = 4
+    blank_canvas_std: float = 2.0  # a canvas whose pixels vary less than this is blank
+    min_readable_px: float = 11.0
+    min_contrast: float = 3.0
+    unreadable_share: float = 0.2  # text runs below the limits above, as a share, that make text unreadable
+    layer3: Literal["auto", "always", "never"] = "auto"
+    play_budget_ms: int = 30_000  # page time played in layer 3 at most (it stops at game over) ...
+    play_idle_stop_ms: int = 6_000  # ... or after this long when play changed no game state, DOM or position
+    play_step_ms: int = 200  # one action per step
+    start_wait_ms: int = 600  # page time after each start attempt
+    max_keyframes: int = 12
+    keyframe_slots: dict[int, int] = {1: 4, 2: 4, 3: 4}
+    keyframes_in_fast_mode: bool = True
+
+
+class JudgeSettings(_Frozen):
+    """Full mode's visual judge (docs/judge.md). The cache location never changes a verdict, so
+    it is left out of the config hash."""
+
+    model: str | None = None  # PROVIDER/MODEL as litellm names it; required for --mode full
+    cache_dir: str | None = None  # None: <out>/judge-cache for `webmend evaluate`
+    settings: JudgeConfig = JudgeConfig()
+
+
 class EvalConfig(_Frozen):
     mode: Literal["fast", "full"] = "fast"
     profile: Literal["interactive", "static"] = "interactive"  # used when no item says otherwise
@@ -89,12 +132,15 @@ class EvalConfig(_Frozen):
     reuse_browser: bool = True  # off only for the benchmark baseline: a browser per page
     min_page_chars: int = 40
     probe_controls: int = Field(default=8, description="controls clicked by the probe when no tests exist")
+    experience: Experience = Experience()
+    scoring: ScoringRules = ScoringRules()
+    judge: JudgeSettings = JudgeSettings()
 
     def config_hash(self) -> str:
-        return model_hash(self)
+        return model_hash(self, exclude={"judge": {"cache_dir"}})
 
 
-def model_hash(model: BaseModel, exclude: set[str] | None = None) -> str:
+def model_hash(model: BaseModel, exclude: set[str] | dict | None = None) -> str:
     """A stage's config hash: stable across processes, part of output keys."""
     blob = json.dumps(model.model_dump(mode="json", exclude=exclude), sort_keys=True).encode()
     return hashlib.sha256(blob).hexdigest()[:16]

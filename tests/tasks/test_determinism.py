@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import json
 
 from conftest import case, fixture_html
@@ -24,7 +25,9 @@ ITEM = {"id": "g", "test_cases": [
 
 
 def comparable(ev: dict) -> str:
+    """Everything but timings; keyframes by the hash of their PNG bytes."""
     ev = {k: v for k, v in ev.items() if k != "elapsed_s"}
+    ev["keyframes"] = [hashlib.sha256(k.png).hexdigest() + " " + k.annotation for k in ev["keyframes"]]
     return json.dumps(ev, sort_keys=True)
 
 
@@ -33,6 +36,8 @@ def test_three_runs_are_identical(evaluate, cfg):
     for html, item in pages:
         runs = [evaluate(html, item) for _ in range(3)]
         assert comparable(runs[0]) == comparable(runs[1]) == comparable(runs[2])
+        assert runs[0]["experience"]["trace"] and runs[0]["keyframes"]
         assert len({json.dumps(score(r, cfg, True)) for r in runs}) == 1
     first = evaluate(GAME, ITEM)
     assert [t["passed"] for t in first["tests"]] == [True, True, True], first["tests"]
+    assert 3 in first["experience"]["layers"]  # the rollout replays identically too

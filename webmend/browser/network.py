@@ -59,14 +59,17 @@ class NetworkLog:
         }
 
 
-def page_url(index: int) -> str:
-    """Where document `index` of a page is served (0 = the probe, i = test case i).
+def page_url(index: int | str) -> str:
+    """Where document `index` of a page is served (0 = the probe, i = test case i, a name for
+    other documents such as the layer-3 rollout's "play").
 
     Each document gets an origin of its own, so it starts with empty storage without anything
     being cleared, and nothing the previous document does while unloading can reach it. All
     of them are one site, so the tab keeps its renderer process.
     """
-    return PAGE_URL if index == 0 else f"https://t{index}.{PAGE_HOST}/"
+    if index == 0:
+        return PAGE_URL
+    return f"https://{f't{index}' if isinstance(index, int) else index}.{PAGE_HOST}/"
 
 
 def is_page_url(url: str) -> bool:

@@ -31,6 +31,8 @@ CLOCK_CHUNK_MS = 2000
 CLOCK_KEY = "__wm_clock_" + secrets.token_hex(6)
 _INIT_JS = resources.files("webmend.browser.assets").joinpath("init.js").read_text()
 _CLOCK_JS = resources.files("webmend.browser.assets").joinpath("clock.js").read_text()
+OBSERVE_KEY = CLOCK_KEY + "_o"  # observe.js: page-added globals and canvas text
+_OBSERVE_JS = resources.files("webmend.browser.assets").joinpath("observe.js").read_text().replace("__WM_OBSERVE_KEY__", OBSERVE_KEY)
 _PROBES_JS = resources.files("webmend.browser.assets").joinpath("probes.js").read_text().replace("__WM_CLOCK_KEY__", CLOCK_KEY)
 
 
@@ -85,6 +87,7 @@ class PageSession:
         if cfg.virtual_time:
             clock = _CLOCK_JS.replace("__WM_CLOCK_KEY__", CLOCK_KEY)
             init = clock.replace("__WM_START_MS__", str(int(cfg.sandbox.start_time_ms))) + init
+        init += "\n" + _OBSERVE_JS
         await self.context.add_init_script(script=init)
         await self.context.route("**/*", self.shared.policy.handle)
         await self.context.route_web_socket("**/*", self.shared.policy.handle_websocket)
@@ -93,7 +96,7 @@ class PageSession:
         self.cdp = await self.context.new_cdp_session(self.page)
         self.crashed = False
 
-    async def load(self, index: int) -> None:
+    async def load(self, index: int | str) -> None:
         """A freshly loaded document with empty storage and the default viewport.
 
         Every document starts its page clock at the same page time (clock.js), so what one
@@ -307,6 +310,12 @@ class PageSession:
             return res["result"].get("value")
         return None
 
+    async def world(self) -> int:
+        """The isolated world's execution context id (created on first use per document)."""
+        if self._world is None:
+            await self.iso("0")
+        return self._world
+
     async def _make_world(self) -> None:
         if self._frame_id is None:
             tree = await self.guard(self.cdp.send("Page.getFrameTree"), "frame tree")
@@ -340,7 +349,20 @@ class PageSession:
         img = Image.open(io.BytesIO(base64.b64decode(res["data"]))).convert("L").resize(THUMB_SIZE, Image.BILINEAR)
         return np.asarray(img, dtype=np.float64)
 
+    async def clip_rgb(self, x: float, y: float, width: float, height: float, scale: float) -> np.ndarray:
+        """RGB pixels of one region of the viewport (a canvas), captured at `scale`."""
+        await self._settle_frames()
+        res = await self._capture({"format": "png", "clip": {"x": x, "y": y, "width": width, "height": height, "scale": scale}})
+        return np.asarray(Image.open(io.BytesIO(base64.b64decode(res["data"]))).convert("RGB"))
+
+    async def clock_stats(self) -> dict | None:
+        """Callbacks the page clock fired and still has pending (None without virtual time)."""
+        if not self.cfg.virtual_time:
+            return None
+        return await self.main_eval(f"window.{CLOCK_KEY} ? window.{CLOCK_KEY}.stats() : null")
+
     async def screenshot_png(self) -> bytes:
+        await self._settle_frames()
         return base64.b64decode((await self._capture({"format": "png"}))["data"])
 
     async def _settle_frames(self) -> None:

@@ -205,7 +205,7 @@ def metrics_from_evidence(ev: dict, fast_scores: dict, *, interactive: bool, vis
     """
     probe, events, facts = ev.get("probe") or {}, ev.get("events") or {}, ev.get("static") or {}
     design = probe.get("design") or {}
-    controls = probe.get("controls") or []
+    controls = [c for c in probe.get("controls") or [] if c.get("responded") is not None]  # typed-only fields are neutral
     n_text = max(1, design.get("textElements") or 0)
     motion = max(probe.get("motion_diff") or 0.0, probe.get("motion_late_diff") or 0.0)
     return ObjectiveMetrics(

@@ -10,7 +10,9 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-SCHEMA_VERSION = "1.0"
+from webmend.schemas.experience import KeyframeRef, TraceSummary
+
+SCHEMA_VERSION = "1.1"  # 1.1: layers, keyframes, trace_summary (experience protocol)
 
 # Closed list of statuses. Rejects (no score): empty .. error. Scored: ok, hang, crashed, resource_limit.
 Status = Literal[
@@ -100,6 +102,9 @@ class ResultRecord(_Model):
     network_isolated: bool | None = Field(description="Chromium ran in an empty network namespace")
     chromium_sandbox: bool | None = Field(
         default=None, description="Chromium ran with its own sandbox, as an unprivileged user (docs/sandbox.md)")
+    layers: list[int] = Field(default=[], description="experience-protocol layers that ran (docs/experience.md)")
+    keyframes: list[KeyframeRef] = []
+    trace_summary: TraceSummary | None = None
     evidence: dict | None = Field(description="stored evidence; enough to rescore without a browser")
 
 

@@ -16,7 +16,7 @@ from webmend.browser.network import NetworkLog, RequestPolicy
 from webmend.browser.session import PageSession, PageShared
 from webmend.browser.worker import BrowserDied, BrowserWorker, WallTimeout, get_worker
 from webmend.config import EvalConfig
-from webmend.tasks.probe import run_probe
+from webmend.tasks.experience import run_experience
 from webmend.tasks.static_facts import static_facts
 from webmend.tasks.testcases import failed_at_load, run_test_case
 
@@ -100,25 +100,28 @@ def _run(worker: BrowserWorker, html: str, cfg: EvalConfig, cases: list, scale: 
         session = PageSession(browser, shared)
         try:
             await session.open()
-            probe = await run_probe(session)
+            probe, experience, frames = await run_experience(session)
             if profile == "raster" and events.webgl_documents:
-                return probe, []  # to be run again in the gl browser (see _run_once)
+                return probe, experience, frames, []  # to be run again in the gl browser (see _run_once)
             if probe.get("load_hang") or probe.get("crash_during") == "load":
                 # Loading is deterministic: every fresh load would hang or crash the same way.
                 why = "page hung during load (infinite loop?)" if probe.get("load_hang") else "renderer crashed during load"
-                return probe, [failed_at_load(case, why) for case in cases]
-            return probe, [await run_test_case(session, case, i + 1) for i, case in enumerate(cases)]
+                return probe, experience, frames, [failed_at_load(case, why) for case in cases]
+            return probe, experience, frames, [await run_test_case(session, case, i + 1) for i, case in enumerate(cases)]
         finally:
             await session.close()
 
     wall_s = (cfg.limits.page_wall_s + cfg.limits.test_wall_s * len(cases)) * scale
-    probe, tests = worker.run(job, wall_s=wall_s, profile=profile)
+    probe, experience, frames, tests = worker.run(job, wall_s=wall_s, profile=profile)
     status, reason, flags = classify(probe, events, net, cfg)
     return {
         "status": status,
         "reason": reason,
         "flags": flags,
-        "probe": probe,
+        "probe": {k: v for k, v in probe.items() if not k.startswith("_")},
+        "text_runs": probe.get("_text_runs") or [],  # for the judge only; not stored (page text)
+        "experience": experience,
+        "keyframes": frames,
         "tests": tests,
         "events": events.to_dict(),
         "network": net.to_dict(),

@@ -2,18 +2,22 @@
 
 from __future__ import annotations
 
+import hashlib
 import logging
+import os
 import time
 import traceback
 from importlib.metadata import version
+from pathlib import Path
 
 from webmend.browser.worker import BrowserWorker
 from webmend.config import EvalConfig
 from webmend.schemas.results import ResultRecord
 from webmend.tasks.evaluate import evaluate_page, mirror_hash
+from webmend.tasks.experience.summary import trace_summary
 from webmend.tasks.extract import extract_page
 from webmend.tasks.inputs import RawInput
-from webmend.tasks.scoring import SCORING_VERSION, score, state_band
+from webmend.tasks.scoring import SCORING_VERSION, apply_judge, score, state_band
 
 log = logging.getLogger(__name__)
 
@@ -43,8 +47,11 @@ def _item_meta(item: dict | None) -> dict | None:
     return {k: item.get(k) for k in ("category", "sub_type", "difficulty", "has_interaction")}
 
 
-def evaluate_input(raw: RawInput, item: dict | None, cfg: EvalConfig, worker: BrowserWorker) -> dict:
-    """Never raises: an evaluator bug becomes an `error` record with its reason."""
+def evaluate_input(raw: RawInput, item: dict | None, cfg: EvalConfig, worker: BrowserWorker, out_dir: Path | None = None) -> dict:
+    """Never raises: an evaluator bug becomes an `error` record with its reason.
+
+    Keyframes are written under `out_dir`/keyframes/ (named by content) when it is given.
+    """
     started = time.perf_counter()
     base = {
         "scoring_version": SCORING_VERSION,
@@ -86,11 +93,45 @@ def evaluate_input(raw: RawInput, item: dict | None, cfg: EvalConfig, worker: Br
     network = ev.get("network") or {}
     base["blocked_requests"] = network.get("blocked", [])
     base["blocked_requests_total"] = network.get("blocked_total", 0)
-    base["evidence"] = {k: ev.get(k) for k in ("probe", "events", "network", "static")}
+    base["evidence"] = {k: ev.get(k) for k in ("probe", "events", "network", "static", "experience")}
     base["evidence"]["status"] = ev["status"]
     base["evidence"]["browser_profile"] = ev.get("profile")
+    experience = ev.get("experience") or {}
+    base["layers"] = experience.get("layers", [])
+    base["keyframes"] = store_keyframes(experience.get("keyframes", []), ev.get("keyframes", []), out_dir)
+    base["trace_summary"] = trace_summary(base["evidence"])
     apply_score(base, cfg, ev["status"])
+    if cfg.mode == "full" and base["score"] is not None:
+        _judge(base, ev, raw, item, cfg)
+        apply_score(base, cfg, ev["status"])
     return _finish(base, ev["status"], ev.get("reason", ""), flags, started)
+
+
+def _judge(base: dict, ev: dict, raw: RawInput, item: dict | None, cfg: EvalConfig) -> None:
+    from webmend.tasks.judging import get_judge, judge_page
+
+    base["evidence"]["judge"] = judge_page(
+        get_judge(cfg), cfg, prompt=(item or {}).get("prompt") or raw.prompt or "", evidence=base["evidence"],
+        summary=base["trace_summary"], fast=base["score"], interactive=base["interactive"], has_tests=bool(base["tests"]),
+        text_runs=ev.get("text_runs") or [], keyframes=ev.get("keyframes") or [],
+    )
+
+
+def store_keyframes(refs: list[dict], frames: list, out_dir: Path | None) -> list[dict]:
+    """Write each keyframe once, named by its content (reruns and identical frames share a file)."""
+    out = []
+    for ref, frame in zip(refs, frames):
+        name = None
+        if out_dir is not None:
+            name = f"keyframes/{hashlib.sha256(frame.png).hexdigest()[:24]}.png"
+            path = Path(out_dir) / name
+            if not path.exists():
+                path.parent.mkdir(parents=True, exist_ok=True)
+                tmp = path.with_suffix(f".{os.getpid()}.tmp")
+                tmp.write_bytes(frame.png)
+                os.replace(tmp, path)
+        out.append({**ref, "file": name})
+    return out
 
 
 def apply_score(record: dict, cfg: EvalConfig, status: str) -> None:
@@ -98,7 +139,8 @@ def apply_score(record: dict, cfg: EvalConfig, status: str) -> None:
     evidence = dict(record.get("evidence") or {})
     evidence["tests"] = record.get("tests", [])
     evidence["status"] = status
-    record["score"] = score(evidence, cfg, record["interactive"]) if record.get("evidence") else None
+    fast = score(evidence, cfg, record["interactive"]) if record.get("evidence") else None
+    record["score"] = apply_judge(fast, evidence.get("judge"))
     record["state"] = state_band(record["score"]["total"] if record["score"] else None, cfg)
     record["scoring_version"] = SCORING_VERSION
 

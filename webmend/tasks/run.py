@@ -28,20 +28,20 @@ SUMMARY = "summary.json"
 _state: dict = {}
 
 
-def _init_worker(cfg_json: str, items: dict) -> None:
+def _init_worker(cfg_json: str, items: dict, out_dir: str | None = None) -> None:
     from webmend.browser.worker import get_worker
 
     cfg = EvalConfig.model_validate_json(cfg_json)
     worker = get_worker(cfg)
     worker.ensure_started()  # every record, rejects included, names the browser version
-    _state.update(cfg=cfg, items=items, worker=worker)
+    _state.update(cfg=cfg, items=items, worker=worker, out_dir=Path(out_dir) if out_dir else None)
 
 
 def _evaluate_one(raw: RawInput) -> dict:
     from webmend.tasks.records import evaluate_input
 
     item = match_item(_state["items"], raw.id)
-    return evaluate_input(raw, item, _state["cfg"], _state["worker"])
+    return evaluate_input(raw, item, _state["cfg"], _state["worker"], _state.get("out_dir"))
 
 
 def completed_records(path: Path, config_hash: str) -> int:
@@ -78,9 +78,9 @@ def iter_records(path: Path) -> Iterator[dict]:
                 yield json.loads(line)
 
 
-def _results(inputs: Iterator[RawInput], workers: int, cfg: EvalConfig, items: dict) -> Iterator[dict]:
+def _results(inputs: Iterator[RawInput], workers: int, cfg: EvalConfig, items: dict, out: Path) -> Iterator[dict]:
     if workers <= 1:
-        _init_worker(cfg.model_dump_json(), items)
+        _init_worker(cfg.model_dump_json(), items, str(out))
         try:
             for raw in inputs:
                 yield _evaluate_one(raw)
@@ -88,7 +88,7 @@ def _results(inputs: Iterator[RawInput], workers: int, cfg: EvalConfig, items: d
             _state["worker"].close()
         return
     ctx = mp.get_context("spawn")
-    with ctx.Pool(workers, initializer=_init_worker, initargs=(cfg.model_dump_json(), items)) as pool:
+    with ctx.Pool(workers, initializer=_init_worker, initargs=(cfg.model_dump_json(), items, str(out))) as pool:
         # Feed the pool a window at a time so a huge input stream is never held in memory.
         while True:
             window = list(itertools.islice(inputs, workers * 4))
@@ -114,7 +114,7 @@ def run_evaluation(
         log.info("resuming: %d records already in %s", done, results_path)
     pending = itertools.islice(iter(inputs), done, None)
     with open(results_path, "a", encoding="utf-8") as fh:
-        for rec in _results(pending, workers, cfg, items):
+        for rec in _results(pending, workers, cfg, items, out):
             fh.write(json.dumps(rec, sort_keys=True) + "\n")
             fh.flush()
             if progress:

@@ -10,7 +10,7 @@ import math
 
 from webmend.config import EvalConfig
 
-SCORING_VERSION = "1"  # bump whenever a rule below changes
+SCORING_VERSION = "2"  # bump whenever a rule below changes (2: experience-protocol evidence)
 SCORED_STATUSES = ("ok", "hang", "crashed", "resource_limit")
 MOTION_EPS = 0.01
 
@@ -39,6 +39,9 @@ def _visible(probe: dict) -> float:
         return 0.0
     doc = probe.get("doc") or {}
     has_canvas = any(c.get("visible") and c["width"] * c["height"] > 0 for c in probe.get("canvases") or [])
+    drawn = probe.get("canvas_pixels")
+    if has_canvas and drawn and all(c.get("blank") for c in drawn) and doc.get("textChars", 0) == 0:
+        return 0.5  # the page's only content is a canvas nobody drew on
     return 1.0 if doc.get("textChars", 0) > 0 or has_canvas else 0.5
 
 
@@ -51,11 +54,24 @@ def _overflow_ok(probe: dict, key: str) -> float:
     return 0.0 if info is None or info.get("overflowing") else 1.0
 
 
+def _layout(probe: dict) -> float:
+    """Share of viewports (desktop, tablet, mobile) a user can use: no sideways overflow, every
+    control on screen and not covered, text readable. Older evidence has desktop and mobile only."""
+    views = probe.get("viewports")
+    if not views:
+        return 0.5 * _overflow_ok(probe, "overflow_desktop") + 0.5 * _overflow_ok(probe, "overflow_mobile")
+    ok = []
+    for v in views.values():
+        problems = [v.get("overflow"), v.get("offscreen_controls"), v.get("overlapping_controls"), v.get("unreadable_text")]
+        ok.append(1.0 - min(1.0, 0.5 * sum(1 for p in problems if p)))
+    return sum(ok) / len(ok)
+
+
 def rendering(ev: dict, status: str) -> float:
     probe, events = ev.get("probe") or {}, ev.get("events") or {}
-    stable = 0.0 if status in ("crashed", "resource_limit") or probe.get("load_hang") else 1.0
-    layout = 0.5 * _overflow_ok(probe, "overflow_desktop") + 0.5 * _overflow_ok(probe, "overflow_mobile")
-    return 0.4 * _visible(probe) + 0.3 * _error_health(events) + 0.2 * layout + 0.1 * stable
+    stalled = (probe.get("motion") or {}).get("stalled")
+    stable = 0.0 if status in ("crashed", "resource_limit") or probe.get("load_hang") else 0.5 if stalled else 1.0
+    return 0.4 * _visible(probe) + 0.3 * _error_health(events) + 0.2 * _layout(probe) + 0.1 * stable
 
 
 def visual_design_estimate(ev: dict) -> float:
@@ -87,31 +103,63 @@ def visual_design_estimate(ev: dict) -> float:
 
 
 def _controls(probe: dict) -> tuple[int, int]:
-    ctrls = probe.get("controls") or []
+    """(controls judged, controls that responded); text fields that only took input are neutral."""
+    ctrls = [c for c in probe.get("controls") or [] if c.get("responded") is not None]
     return len(ctrls), sum(1 for c in ctrls if c.get("responded"))
+
+
+# What layer 3 found, as a behaviour score (None: layer 3 did not run, nothing to say).
+PLAY_OUTCOME = {"played": 1.0, "stalled": 0.3, "error": 0.2, "did_not_start": 0.1}
+
+
+def _play(ev: dict) -> float | None:
+    outcome = ((ev.get("probe") or {}).get("play") or {}).get("outcome")
+    return PLAY_OUTCOME.get(outcome) if outcome else None
+
+
+def _behaviour(ev: dict, interactive: bool) -> float:
+    """How much of what the page offers works: controls, forms, keys, motion and play."""
+    probe = ev.get("probe") or {}
+    tried, worked = _controls(probe)
+    forms = probe.get("forms") or []
+    parts = []
+    if tried:
+        parts.append(worked / tried)
+    if forms:
+        parts.append(sum(1 for f in forms if f.get("changed")) / len(forms))
+    play = _play(ev)
+    if play is not None:
+        parts.append(play)
+    moving = max(probe.get("motion_diff", 0), probe.get("motion_late_diff", 0)) > MOTION_EPS or (probe.get("motion") or {}).get("animating")
+    if not parts:
+        if probe.get("keys_responsive") or moving:
+            parts.append(1.0)
+        else:
+            # A static prompt asked for nothing to use; an interactive one did.
+            parts.append(0.3 if interactive else 1.0)
+    behaviour = sum(parts) / len(parts)
+    if (probe.get("motion") or {}).get("stalled"):
+        behaviour *= 0.7  # a loop that died while nobody touched the page
+    return behaviour
 
 
 def _probe_functionality(ev: dict, interactive: bool) -> float:
     probe, events = ev.get("probe") or {}, ev.get("events") or {}
-    tried, worked = _controls(probe)
-    moving = max(probe.get("motion_diff", 0), probe.get("motion_late_diff", 0)) > MOTION_EPS
-    if tried:
-        behaviour = worked / tried
-    elif probe.get("keys_responsive") or moving:
-        behaviour = 1.0
-    else:
-        behaviour = 0.3 if interactive else 1.0
-    return 0.3 * _visible(probe) + 0.2 * _error_health(events) + 0.5 * behaviour
+    return 0.3 * _visible(probe) + 0.2 * _error_health(events) + 0.5 * _behaviour(ev, interactive)
 
 
-def interaction(ev: dict) -> float:
+def interaction(ev: dict, cfg: EvalConfig) -> float:
     probe = ev.get("probe") or {}
     tried, worked = _controls(probe)
     responsive = worked / tried if tried else (1.0 if probe.get("keys_responsive") else 0.0)
     hangs = (ev.get("events") or {}).get("hangs") or []
-    hover = 1.0 if (probe.get("design") or {}).get("hoverRules") else 0.0
+    hover = 1.0 if (probe.get("design") or {}).get("hoverRules") or any(c.get("hover_changed") for c in probe.get("controls") or []) else 0.0
     keys = 1.0 if probe.get("keys_responsive") or tried else 0.0
-    return 0.5 * responsive + 0.2 * keys + 0.1 * hover + 0.2 * (0.0 if hangs else 1.0)
+    latencies = [c["latency_ms"] for c in probe.get("controls") or [] if c.get("responded") and c.get("latency_ms")]
+    prompt = 0.0 if any(ms > cfg.scoring.slow_response_ms for ms in latencies) else 1.0
+    base = 0.45 * responsive + 0.15 * keys + 0.1 * hover + 0.1 * prompt + 0.2 * (0.0 if hangs else 1.0)
+    play = _play(ev)
+    return base if play is None else 0.8 * base + 0.2 * play
 
 
 def code_quality(ev: dict) -> float:
@@ -146,9 +194,22 @@ def score(ev: dict, cfg: EvalConfig, interactive: bool) -> dict | None:
         "rendering": b.rendering * rendering(ev, status),
         "visual_design": b.visual_design * visual_design_estimate(ev),
         "functionality": func_budget * func,
-        "interaction": b.interaction * interaction(ev) if interactive else None,
+        "interaction": b.interaction * interaction(ev, cfg) if interactive else None,
         "code_quality": b.code_quality * code_quality(ev),
     }
     dims = {k: (round(v, 3) if v is not None else None) for k, v in dims.items()}
     dims["total"] = round(sum(v for v in dims.values() if v is not None), 3)
     return dims
+
+
+def apply_judge(score: dict | None, verdict: dict | None) -> dict | None:
+    """Scores with the judge's visual design (and bounded functionality) in place of the estimates."""
+    if not score or not verdict:
+        return score
+    out = dict(score)
+    if verdict.get("visual_design") is not None:
+        out["visual_design"] = round(float(verdict["visual_design"]), 3)
+    if verdict.get("functionality") is not None:
+        out["functionality"] = round(float(verdict["functionality"]), 3)
+    out["total"] = round(sum(v for k, v in out.items() if k != "total" and v is not None), 3)
+    return out

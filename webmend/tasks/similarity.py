@@ -30,3 +30,15 @@ def screenshot_diff(a: np.ndarray, b: np.ndarray) -> float:
 def is_blank(thumb: np.ndarray, min_std: float = 2.0) -> bool:
     """A near-uniform viewport: nothing visible was drawn."""
     return float(thumb.std()) < min_std
+
+
+def changed_share(a: np.ndarray, b: np.ndarray, level: float = 8.0) -> float:
+    """Share of thumbnail pixels that changed by more than `level` grey levels.
+
+    Block SSIM averages a small moving object away; this does not, so motion checks use both.
+    """
+    return round(float((np.abs(a - b) > level).mean()), 6)
+
+
+def visibly_changed(a: np.ndarray, b: np.ndarray, eps: float = 0.01, min_share: float = 0.0005) -> bool:
+    return screenshot_diff(a, b) > eps or changed_share(a, b) > min_share

@@ -122,7 +122,7 @@ var __wm = (() => {
       return el ? getComputedStyle(el).getPropertyValue(prop).trim() : null;
     },
     census(limit) {
-      const sel = 'button, a[href], input, select, textarea, [role=button], [onclick], [tabindex]:not([tabindex="-1"]), summary, label[for], [draggable=true]';
+      const sel = 'button, a[href], input, select, textarea, [role=button], [onclick], [tabindex]:not([tabindex="-1"]), summary, [draggable=true]';
       const seen = new Set();
       const out = [];
       for (const el of document.querySelectorAll(sel)) {
@@ -142,6 +142,102 @@ var __wm = (() => {
         });
       }
       return out;
+    },
+    // Controls' geometry in the current viewport: off-screen ones (a user cannot reach them
+    // without scrolling sideways) and overlapping pairs (one covers part of the other).
+    controlsLayout() {
+      const sel = 'button, a[href], input:not([type=hidden]), select, textarea, [role=button], summary';
+      const w = document.documentElement.clientWidth;
+      const els = Array.from(document.querySelectorAll(sel)).filter(visible).slice(0, 150);
+      const rects = els.map((e) => e.getBoundingClientRect());
+      const offscreen = [];
+      rects.forEach((r, i) => { if ((r.right > w + 1 || r.left < -1) && offscreen.length < 5) offscreen.push(cssPath(els[i])); });
+      let overlapping = 0;
+      const pairs = [];
+      for (let i = 0; i < rects.length; i++) {
+        for (let j = i + 1; j < rects.length; j++) {
+          if (els[i].contains(els[j]) || els[j].contains(els[i])) continue;
+          const a = rects[i], b = rects[j];
+          const ow = Math.min(a.right, b.right) - Math.max(a.left, b.left);
+          const oh = Math.min(a.bottom, b.bottom) - Math.max(a.top, b.top);
+          const small = Math.min(a.width * a.height, b.width * b.height);
+          if (ow > 0 && oh > 0 && small > 0 && (ow * oh) / small > 0.3) {
+            overlapping++;
+            if (pairs.length < 3) pairs.push([cssPath(els[i]), cssPath(els[j])]);
+          }
+        }
+      }
+      return { controls: els.length, offscreen: rects.filter((r) => r.right > w + 1 || r.left < -1).length, offscreenSelectors: offscreen, overlapping, overlappingPairs: pairs };
+    },
+    // Visible text runs with their size and contrast (the judge's visible_text, readability).
+    textRuns(limit) {
+      const out = [];
+      const walker = document.createTreeWalker(document.body || document.documentElement, NodeFilter.SHOW_TEXT);
+      for (let n = walker.nextNode(); n && out.length < limit; n = walker.nextNode()) {
+        const el = n.parentElement;
+        const text = n.textContent.replace(/\s+/g, ' ').trim();
+        if (!el || !text || ['SCRIPT', 'STYLE', 'NOSCRIPT', 'TEMPLATE'].includes(el.tagName)) continue;
+        const s = getComputedStyle(el);
+        const fg = parseColor(s.color);
+        let ratio = null;
+        if (fg) {
+          const l1 = lum(fg.rgb), l2 = lum(backgroundOf(el));
+          ratio = Math.round(((Math.max(l1, l2) + 0.05) / (Math.min(l1, l2) + 0.05)) * 100) / 100;
+        }
+        // Off-screen (left: -9999px) and clipped-to-a-pixel (screen-reader-only) text is not seen.
+        const r = el.getBoundingClientRect();
+        const seen = visible(el) && r.width * r.height >= 4 && r.right > 0 && r.bottom > 0 && r.left < document.documentElement.scrollWidth;
+        out.push({ text: text.slice(0, 200), visible: seen, font_px: parseFloat(s.fontSize), contrast_ratio: ratio });
+      }
+      return out;
+    },
+    belowFold() {
+      const h = innerHeight;
+      let chars = 0, elements = 0;
+      for (const el of document.body ? document.body.querySelectorAll('h1,h2,h3,h4,p,li,img,svg,canvas,section,article,button,table,figure') : []) {
+        const r = el.getBoundingClientRect();
+        if (r.top >= h && r.height > 0 && visible(el)) { elements++; chars += (el.innerText || '').length; }
+      }
+      return { scrollHeight: document.documentElement.scrollHeight, viewportHeight: h, elements, chars };
+    },
+    visibleText(limit) { return document.body ? (document.body.innerText || '').slice(0, limit) : ''; },
+    canvasRects() {
+      return Array.from(document.querySelectorAll('canvas'), (c) => {
+        const r = c.getBoundingClientRect();
+        return { selector: cssPath(c), x: r.left, y: r.top, width: r.width, height: r.height, visible: visible(c) };
+      });
+    },
+    // Forms and the fields a user would fill, with what kind of value each wants.
+    forms(limit) {
+      return Array.from(document.forms).filter((f) => visible(f)).slice(0, limit).map((f) => ({
+        selector: cssPath(f),
+        fields: Array.from(f.elements).filter((e) => visible(e) && !e.disabled && !['submit', 'button', 'reset', 'hidden', 'image', 'file'].includes(e.type)).slice(0, 20).map((e) => ({
+          selector: cssPath(e), tag: e.tagName.toLowerCase(), type: (e.type || '').toLowerCase(),
+          hint: [e.name, e.id, e.getAttribute('placeholder'), e.getAttribute('autocomplete'), e.labels && e.labels[0] ? e.labels[0].innerText : ''].join(' ').toLowerCase().slice(0, 120),
+          options: e.tagName === 'SELECT' ? e.options.length : 0,
+        })),
+        submit: (() => { const b = f.querySelector('button:not([type=button]):not([type=reset]), input[type=submit]'); return b && visible(b) ? cssPath(b) : null; })(),
+      }));
+    },
+    // Things a player would click: controls plus anything that shows a pointer cursor, with centres.
+    clickables(limit) {
+      const out = [];
+      const sel = 'button, a[href], [role=button], [onclick], canvas, summary';
+      for (const el of document.querySelectorAll('body *')) {
+        if (out.length >= limit) break;
+        if (!(el.matches(sel) || getComputedStyle(el).cursor === 'pointer') || !visible(el) || el.disabled) continue;
+        if (el.parentElement && (el.parentElement.closest(sel) || getComputedStyle(el.parentElement).cursor === 'pointer') && !el.matches('canvas')) continue;
+        const r = el.getBoundingClientRect();
+        if (r.bottom <= 0 || r.top >= innerHeight || r.right <= 0 || r.left >= innerWidth) continue;
+        out.push({ selector: cssPath(el), tag: el.tagName.toLowerCase(), text: (el.innerText || '').trim().slice(0, 40),
+          x: r.left + r.width / 2, y: r.top + r.height / 2, width: r.width, height: r.height });
+      }
+      return out;
+    },
+    newControls(before) {
+      const now = this.census(200).map((c) => c.selector);
+      const old = new Set(before);
+      return now.filter((x) => !old.has(x)).length;
     },
     canvases() {
       return Array.from(document.querySelectorAll('canvas'), (c) => {

@@ -1,0 +1,37 @@
+"""Tiered gating: layer 3 runs only when layers 1-2 showed deeper interactivity.
+
+Pure: reads layer 1-2 evidence, returns the decision and the reasons, which the record keeps.
+"""
+
+from __future__ import annotations
+
+from webmend.tasks.experience.play import START_PROMPT
+
+MIN_LOOP_FPS = 20.0
+
+
+def layer3_reasons(ev: dict) -> list[str]:
+    why = []
+    canvases = [c for c in ev.get("canvases") or [] if c.get("visible")]
+    motion = ev.get("motion") or {}
+    if canvases and ((motion.get("fps_max") or 0) >= MIN_LOOP_FPS or motion.get("animating")):
+        why.append("canvas with an animation loop")
+    if ev.get("keyboard_listeners") and (canvases or ev.get("keys_responsive")):
+        why.append("keyboard-driven play")
+    found = ev.get("state_roles") or {}
+    if found.get("score") or found.get("lives") or found.get("over"):
+        why.append("game state variables")
+    if any(START_PROMPT.search(t or "") for t in [ev.get("visible_text") or ""] + list(ev.get("drawn_text") or [])):
+        why.append("a start prompt")
+    if any((c.get("revealed_controls") or 0) > 0 for c in ev.get("controls") or []):
+        why.append("multi-step UI (a control revealed new controls)")
+    return why
+
+
+def decide_layer3(ev: dict, mode: str) -> tuple[bool, list[str]]:
+    if mode == "never":
+        return False, ["disabled in config"]
+    why = layer3_reasons(ev)
+    if mode == "always":
+        return True, why or ["forced in config"]
+    return bool(why), why or ["no canvas loop, keyboard play, game state, start prompt or multi-step UI"]
