@@ -30,6 +30,8 @@ def test_every_setting_reaches_the_client():
     assert (client.spend_cap.max_tokens, client.spend_cap.max_cost_usd) == (5000, 0.25)
     assert (client.timeout_s, client.backoff.max_retries) == (12.5, 1)
     assert s.client("openai/any-model", spend_cap=False).spend_cap is None
+    shared = s.limiters()  # one provider, one limiter, whichever client calls it
+    assert s.client("openai/a", limiters=shared).limiter is s.client("openai/b", limiters=shared).limiter
     cfg = GenerationConfig.from_settings("openai/any-model", s, samples=2, temperatures=[0.2, 0.8])
     assert (cfg.max_tokens, cfg.seed, cfg.samples, cfg.temperatures) == (900, 3, 2, (0.2, 0.8))
 

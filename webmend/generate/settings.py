@@ -26,15 +26,21 @@ class GenerationSettings(BaseModel):
     timeout: float = Field(600.0, gt=0, description="seconds per call before it is retried")
     max_retries: int = Field(5, ge=0, description="retries of one call on 429/5xx/timeouts")
 
-    def client(self, model: str, *, spend_cap: bool = True):
+    def limiters(self):
+        """Per-provider limiters; clients built with the same object share each provider's limits."""
+        from webmend.generate.client import Limiters
+        from webmend.generate.limits import Limits
+
+        return Limiters(Limits(concurrency=self.workers, rpm=self.rpm, tpm=self.tpm))
+
+    def client(self, model: str, *, spend_cap: bool = True, limiters=None):
         """An LLMClient bound by these limits; spend_cap=False for calls outside the run's budget."""
-        from webmend.generate.client import Limiters, LLMClient
-        from webmend.generate.limits import Limits, SpendCap
+        from webmend.generate.client import LLMClient
+        from webmend.generate.limits import SpendCap
         from webmend.generate.retry import Backoff
 
-        limits = Limits(concurrency=self.workers, rpm=self.rpm, tpm=self.tpm)
         cap = SpendCap(self.max_total_tokens, self.max_cost) if spend_cap else None
-        return LLMClient(model, limiters=Limiters(limits), backoff=Backoff(max_retries=self.max_retries),
+        return LLMClient(model, limiters=limiters or self.limiters(), backoff=Backoff(max_retries=self.max_retries),
                          timeout_s=self.timeout, spend_cap=cap)
 
 

@@ -110,14 +110,20 @@ def intake_stage(data_root: str, inputs: Sequence[str], benchmarks: Sequence[str
 
 
 def _intake_llm(cache_dir: Path, settings: GenerationSettings):
-    """model -> cached complete(messages) callable, or None without a model."""
+    """model -> cached complete(messages) callable, or None without a model. The rewriter and the
+    classifier share one set of per-provider limits."""
+    shared = []
+
     def build(model: str | None):
         if not model:
             return None
         from webmend.generate.cache import ResponseCache
         from webmend.intake.llm import litellm_complete
 
-        return litellm_complete(model, client=settings.client(model, spend_cap=False), cache=ResponseCache(cache_dir))
+        if not shared:
+            shared.append(settings.limiters())
+        client = settings.client(model, spend_cap=False, limiters=shared[0])
+        return litellm_complete(model, client=client, cache=ResponseCache(cache_dir))
     return build
 
 
