@@ -27,6 +27,7 @@ def busy_dask_worker(flow: psutil.Process) -> psutil.Process | None:
 
 def test_a_worker_killed_mid_batch_loses_no_page(prefect_api, tmp_path):
     _, env = prefect_api
+    env = {**env, "DASK_LOGGING__DISTRIBUTED": "info"}  # the nanny's INFO lines below say what Dask saw
     pages = small_pages(tmp_path / "pages", copies=2)  # 8 pages: 2 batches of 4
     data_root, log = tmp_path / "data", tmp_path / "flow.log"
     proc = start_flow(flow_command(data_root, pages=[pages], batch_size=BATCH_SIZE, n_workers=2), env, log)

@@ -20,7 +20,7 @@ import sys
 from prefect import flow
 from prefect.futures import as_completed
 
-from webmend.flows import tasks
+from webmend.flows import dask_worker, tasks
 from webmend.generate.settings import GenerationSettings, add_settings_arguments, settings_from_args
 from webmend.store import DEFAULT_ROOT
 from webmend.tasks.batches import DEFAULT_BATCH_SIZE, drive
@@ -76,10 +76,13 @@ def build_refined_pool(
     plan, cfg = tasks.read_corpus(pages or [], responses or [], items, config, data_root, batch_size, run_id, replace)
     failed = []
     if plan.pending:
-        with tasks.dask_runner(dask_address, n_workers) as runner:
+        # Quiet Dask logs; the workers close their browsers when done (dask_worker.running).
+        with dask_worker.running(tasks.dask_runner(dask_address, n_workers)) as runner:
+            cfg_json = cfg.model_dump_json()
             failed = drive(
                 plan.pending,
-                submit=lambda batch: runner.submit(tasks.evaluate_batch, parameters={"batch": batch, "cfg": cfg}),
+                submit=lambda batch: runner.submit(tasks.evaluate_batch,
+                                                   parameters={"batch": batch, "cfg_json": cfg_json}),
                 completed=as_completed,
                 result=lambda future: future.result(),
                 write=lambda batch, records: tasks.write_traces(batch, records, data_root, plan.run_id,

@@ -151,6 +151,23 @@ def write_batch(batch: Batch, records: list[dict], root: str, run_id: str, confi
     return root.file_url("evaluations", batch.key)
 
 
+def close_browsers() -> int:
+    """Close this process's warm browsers (Chromium and its Playwright driver); returns how many.
+
+    Called when a Dask worker shuts down (webmend/flows/dask_worker.py): without it the worker
+    process exits under a live driver, and its Chromium lingers, orphaned, until the driver notices.
+    The workers are forgotten first, so a later batch in this process launches afresh.
+    """
+    from webmend.browser import worker as browser_worker
+
+    # browser/worker.py keeps one worker per launch config in _WORKERS and has no close-all call.
+    open_workers = list(browser_worker._WORKERS.values())
+    browser_worker._WORKERS.clear()
+    for worker in open_workers:
+        worker.close()  # logs and carries on if the browser is already gone
+    return len(open_workers)
+
+
 # Failures worth a retry: the machine, not the data. A bad row (ValueError) fails at once.
 _INFRA_NAMES = {"BrowserDied", "WallTimeout", "KilledWorker", "CommClosedError", "TargetClosedError",
                 "FutureCancelledError", "StreamClosedError"}
