@@ -32,6 +32,7 @@ class BrowserDied(Exception):
 class BrowserWorker:
     def __init__(self, cfg: EvalConfig):
         self.cfg = cfg
+        self.closed = False
         self._loop = asyncio.new_event_loop()
         self._thread = threading.Thread(target=self._loop.run_forever, name="webmend-browser", daemon=True)
         self._thread.start()
@@ -134,6 +135,8 @@ class BrowserWorker:
             self._browsers.pop(profile, None)
 
     def close(self) -> None:
+        self.closed = True  # get_worker hands out a fresh one after this
+
         async def shutdown():
             for browser in list(self._browsers.values()):
                 await browser.close()
@@ -156,6 +159,6 @@ def get_worker(cfg: EvalConfig) -> BrowserWorker:
     """One warm browser per process (and per launch-relevant config)."""
     key = f"{cfg.sandbox.netns}:{cfg.limits.js_heap_mb}"
     worker = _WORKERS.get(key)
-    if worker is None:
+    if worker is None or worker.closed:
         worker = _WORKERS[key] = BrowserWorker(cfg)
     return worker
