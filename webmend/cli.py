@@ -30,6 +30,7 @@ def _parser() -> argparse.ArgumentParser:
     ev.add_argument("--out", default="out/evaluate", help="output folder (results.jsonl, summary.json)")
     ev.add_argument("--workers", type=int, default=1, help="browser worker processes")
     ev.add_argument("--config", help="TOML or JSON config file (see docs/config.md)")
+    ev.add_argument("--data-root", help="also write the trace tables here (folder or fsspec URL) for `webmend sql`")
 
     rs = sub.add_parser("rescore", help="recompute scores from stored evidence, without a browser")
     rs.add_argument("dir", help="an evaluate output folder")
@@ -67,8 +68,10 @@ def _progress():
 
 
 def cmd_evaluate(args) -> int:
+    from webmend.tasks.batches import input_hash
     from webmend.tasks.inputs import iter_pages, iter_responses, load_items
-    from webmend.tasks.run import run_evaluation
+    from webmend.tasks.run import RESULTS, iter_records, run_evaluation
+    from webmend.tasks.traces import write_results_traces
 
     if not args.pages and not args.responses:
         print("webmend evaluate: give PAGES and/or --responses FILE", file=sys.stderr)
@@ -96,6 +99,7 @@ def cmd_evaluate(args) -> int:
             print(f"webmend evaluate: {exc}", file=sys.stderr)
             return 2
     items = load_items(args.tests)
+    hashes: list[str] = []  # content hash per input index, for the trace tables
 
     def inputs():
         n = 0
@@ -105,9 +109,19 @@ def cmd_evaluate(args) -> int:
         if args.responses:
             yield from iter_responses(args.responses, start=n)
 
-    summary = run_evaluation(inputs(), items, cfg, args.out, workers=max(1, args.workers), progress=_progress())
+    def hashed(stream):
+        for raw in stream:
+            hashes.append(input_hash(raw))
+            yield raw
+
+    stream = hashed(inputs()) if args.data_root else inputs()
+    summary = run_evaluation(stream, items, cfg, args.out, workers=max(1, args.workers), progress=_progress())
     print(json.dumps({k: summary[k] for k in ("pages", "pages_by_status", "pages_by_state", "mean_score", "weighted_pass_rate")}, indent=2))
     print(f"results: {Path(args.out) / 'results.jsonl'}", file=sys.stderr)
+    if args.data_root:
+        written = write_results_traces(iter_records(Path(args.out) / RESULTS), hashes, args.data_root, cfg.config_hash())
+        print(f"traces: {args.data_root} (run {written['run_id']}: {written['written']} batches written, "
+              f"{written['skipped']} already there)", file=sys.stderr)
     return 0
 
 

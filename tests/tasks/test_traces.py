@@ -103,3 +103,38 @@ def test_key_depends_on_pages_and_config(records):
     assert traces.traces_key(records) != traces.traces_key(records[:4])
     assert traces.traces_key(records) != traces.traces_key(records, config_hash="other")
     assert traces.write_evaluation_traces([], "unused", "r") == {}
+
+
+def test_chunk_keys_number_repeats_and_refuse_empty_chunks():
+    keys = traces.chunk_keys(["a", "b", "a", "b", "c"], "cfg", batch_size=2)
+    assert len(keys) == 3 and keys[0] != keys[1] and len(set(keys)) == 3  # second (a, b) numbered
+    assert keys[0] == traces.make_key(traces.STAGE, "a", "b", "cfg")
+    assert keys == traces.chunk_keys(["a", "b", "a", "b", "c"], "cfg", batch_size=2)
+    assert traces.chunk_keys(["a", "b"], "other", batch_size=2) != keys[:1]
+    with pytest.raises(ValueError):
+        traces.chunk_keys(["a"], "cfg", batch_size=0)
+
+
+def test_results_traces_in_chunks_then_rerun_skips(records, tmp_path):
+    hashes = [traces.content_hash(f"<html>{r['id']}</html>") for r in records]
+    root = DataRoot(tmp_path)
+    done = traces.write_results_traces(records, hashes, root, "cfg", batch_size=2)
+    assert (done["batches"], done["written"], done["skipped"]) == (3, 3, 0)
+    assert done["run_id"].startswith("evaluate-")
+    keys = traces.chunk_keys(hashes, "cfg", batch_size=2)
+    assert sorted(p.stem for p in (tmp_path / "evaluations").glob("*.parquet")) == sorted(keys)
+    rows = root.read("evaluations").sort_by("input_index")
+    assert rows.column("content_hash").to_pylist() == hashes
+    assert set(rows.column("config_hash").to_pylist()) == {"cfg"}
+    assert set(rows.column("run_id").to_pylist()) == {done["run_id"]}
+    assert root.read("test_results").num_rows == 5 and root.read("experience_events").num_rows == 11
+    again = traces.write_results_traces(iter(records), hashes, str(tmp_path), "cfg", batch_size=2)
+    assert (again["written"], again["skipped"], again["run_id"]) == (0, 3, done["run_id"])
+
+
+def test_results_traces_refuse_results_that_do_not_match_the_inputs(records, tmp_path):
+    hashes = [traces.content_hash(r["id"]) for r in records]
+    with pytest.raises(ValueError, match="do not match"):
+        traces.write_results_traces(records[1:], hashes[1:], tmp_path, "cfg")  # indexes start at 1
+    with pytest.raises(ValueError, match="more results"):
+        traces.write_results_traces(records, hashes[:4], tmp_path / "b", "cfg", batch_size=2)

@@ -9,7 +9,6 @@ so a rerun of the same corpus and config cuts the same batches and skips every c
 from __future__ import annotations
 
 import logging
-from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable, Iterable, Iterator, Sequence
@@ -21,7 +20,7 @@ from webmend.tasks.inputs import RawInput, iter_pages, iter_responses, load_item
 
 log = logging.getLogger(__name__)
 
-DEFAULT_BATCH_SIZE = 4
+DEFAULT_BATCH_SIZE = traces.DEFAULT_BATCH_SIZE
 
 
 @dataclass(frozen=True)
@@ -78,20 +77,11 @@ def batch_key(content_hashes: Iterable[str], config_hash: str) -> str:
 
 def cut_batches(inputs: Sequence[RawInput], items: dict[str, dict], config_hash: str,
                 batch_size: int = DEFAULT_BATCH_SIZE) -> list[Batch]:
-    """Fixed-size chunks in input order (the last may be shorter): the same corpus, the same keys."""
-    if batch_size < 1:
-        raise ValueError("batch_size must be at least 1")
+    """Fixed-size chunks in input order (the last may be shorter): the same corpus, the same keys
+    (traces.chunk_keys, as `webmend evaluate --data-root` writes them)."""
     jobs = [PageJob(raw, match_item(items, raw.id), input_hash(raw)) for raw in inputs]
-    chunks = [tuple(jobs[i:i + batch_size]) for i in range(0, len(jobs), batch_size)]
-    seen: Counter[str] = Counter()
-    out = []
-    for n, chunk in enumerate(chunks):
-        key = batch_key((j.content_hash for j in chunk), config_hash)
-        seen[key] += 1
-        # The same contents in the same order again (say, batches of identical empty answers) would
-        # share a key and the second would be skipped as done: number the repeats instead.
-        out.append(Batch(n, key if seen[key] == 1 else make_key(key, "repeat", seen[key] - 1), chunk))
-    return out
+    keys = traces.chunk_keys([j.content_hash for j in jobs], config_hash, batch_size)
+    return [Batch(n, key, tuple(jobs[n * batch_size:(n + 1) * batch_size])) for n, key in enumerate(keys)]
 
 
 def default_run_id(batches: Sequence[Batch], config_hash: str) -> str:
@@ -141,14 +131,9 @@ def write_batch(batch: Batch, records: list[dict], root: str, run_id: str, confi
     """Write a batch's trace rows under its key (evaluations last: it marks the batch done)."""
     if [r["id"] for r in records] != [j.raw.id for j in batch.jobs]:
         raise ValueError(f"batch {batch.index}: records do not match its inputs")
-    root = DataRoot(root)
-    # As traces.write_evaluation_traces, but under the planned key (which numbers repeated batches).
-    if not replace and root.exists("evaluations", batch.key):
-        return root.file_url("evaluations", batch.key)
-    rows = traces.trace_rows(records, run_id=run_id, config_hash=config_hash, content_hashes=batch.content_hashes)
-    for table in traces.TRACE_TABLES:  # evaluations last: it marks the batch done
-        root.write(table, rows[table], key=batch.key, mode="replace" if replace else "skip")
-    return root.file_url("evaluations", batch.key)
+    traces.write_keyed(records, root, batch.key, run_id=run_id, config_hash=config_hash,
+                       content_hashes=batch.content_hashes, replace=replace)
+    return DataRoot(root).file_url("evaluations", batch.key)
 
 
 def close_browsers() -> int:

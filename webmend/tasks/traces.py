@@ -1,19 +1,24 @@
 """Evaluator result records (results.jsonl) -> rows of the evaluations, test_results and
 experience_events trace tables, and writing them to a data root.
 
-The conversion is pure; `write_evaluation_traces` is the one I/O entry point. The row layout is
-TABLES in webmend/schemas/tables.py (docs/data-root.md).
+The conversion is pure; the writers are `write_evaluation_traces` (one batch of records, keyed by
+its pages), `write_keyed` (one batch under a planned key: build-refined-pool) and
+`write_results_traces` (a whole `webmend evaluate` run, in the flow's batches and keys). The row
+layout is TABLES in webmend/schemas/tables.py (docs/data-root.md).
 """
 
 from __future__ import annotations
 
 import hashlib
+import itertools
 import json
-from typing import Iterable, Mapping
+from collections import Counter
+from typing import Iterable, Mapping, Sequence
 
 from webmend.store import DataRoot, make_key
 
 STAGE = "evaluate"
+DEFAULT_BATCH_SIZE = 4  # pages per trace file (and per flow task)
 _DIMENSIONS = ("total", "rendering", "visual_design", "functionality", "interaction", "code_quality")
 # Written in this order: evaluations last, so a committed evaluations file means the batch is complete.
 TRACE_TABLES = ("test_results", "experience_events", "evaluations")
@@ -145,3 +150,65 @@ def write_evaluation_traces(records: Iterable[dict], root: DataRoot | str, run_i
 
 def _common(record: dict, run_id: str, page_hash: str, config_hash: str | None) -> dict:
     return {"run_id": run_id, "content_hash": page_hash, "config_hash": config_hash or record["config_hash"]}
+
+
+def chunk_keys(content_hashes: Sequence[str], config_hash: str, batch_size: int = DEFAULT_BATCH_SIZE) -> list[str]:
+    """File keys of the consecutive batch_size-page chunks of a corpus (the last may be shorter):
+    the stage, the chunk's content hashes in order and the config hash.
+
+    The same contents in the same order again (say, chunks of identical empty answers) would share
+    a key and the second would be skipped as done: repeats get numbered keys instead.
+    """
+    if batch_size < 1:
+        raise ValueError("batch_size must be at least 1")
+    seen: Counter[str] = Counter()
+    keys = []
+    for start in range(0, len(content_hashes), batch_size):
+        key = make_key(STAGE, *content_hashes[start:start + batch_size], config_hash)
+        seen[key] += 1
+        keys.append(key if seen[key] == 1 else make_key(key, "repeat", seen[key] - 1))
+    return keys
+
+
+def write_keyed(records: list[dict], root: DataRoot | str, key: str, *, run_id: str, config_hash: str,
+                content_hashes: Mapping[str, str] | None = None, replace: bool = False) -> bool:
+    """Write one batch's rows under a planned key; False when it was committed already (skipped).
+
+    evaluations is written last: a committed evaluations file means the whole batch is there.
+    """
+    root = root if isinstance(root, DataRoot) else DataRoot(root)
+    if not replace and root.exists("evaluations", key):
+        return False
+    rows = trace_rows(records, run_id=run_id, config_hash=config_hash, content_hashes=content_hashes)
+    for table in TRACE_TABLES:
+        root.write(table, rows[table], key=key, mode="replace" if replace else "skip")
+    return True
+
+
+def write_results_traces(records: Iterable[dict], content_hashes: Sequence[str], root: DataRoot | str,
+                         config_hash: str, *, batch_size: int = DEFAULT_BATCH_SIZE, run_id: str | None = None,
+                         replace: bool = False) -> dict:
+    """The trace tables of a `webmend evaluate` run: its records (results.jsonl, input order) with
+    the content hash of each input (by index), in the chunks and under the keys that
+    build-refined-pool gives the same corpus and config at the same batch size, so a corpus
+    evaluated both ways has its rows once. Streams the records one chunk at a time.
+
+    Returns {"run_id", "batches", "written", "skipped"}.
+    """
+    root = root if isinstance(root, DataRoot) else DataRoot(root)
+    keys = chunk_keys(content_hashes, config_hash, batch_size)
+    run_id = run_id or "evaluate-" + make_key("webmend-evaluate", *keys, config_hash)[:12]
+    written = 0
+    records = iter(records)
+    for n, key in enumerate(keys):
+        chunk = list(itertools.islice(records, batch_size))
+        expected = list(range(n * batch_size, min((n + 1) * batch_size, len(content_hashes))))
+        if [r["index"] for r in chunk] != expected:
+            raise ValueError(f"results do not match the inputs at batch {n}: indexes "
+                             f"{[r['index'] for r in chunk]}, expected {expected}")
+        for record in chunk:
+            record["content_hash"] = content_hashes[record["index"]]
+        written += write_keyed(chunk, root, key, run_id=run_id, config_hash=config_hash, replace=replace)
+    if next(records, None) is not None:
+        raise ValueError(f"more results than the {len(content_hashes)} inputs")
+    return {"run_id": run_id, "batches": len(keys), "written": written, "skipped": len(keys) - written}
