@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import subprocess
 import sys
 from pathlib import Path
@@ -83,6 +84,33 @@ def test_database_file_opens_in_another_client_and_follows_new_files(tmp_path):
     write_evaluation_traces([{**r, "id": r["id"] + "-v2"} for r in fixture_records()], root, "run-2")
     assert subprocess.run(reader, capture_output=True, text=True, check=True).stdout.strip() == "[(10, 2)]"
     assert sorted(p.name for p in (tmp_path / "data").iterdir() if p.suffix == ".duckdb") == ["webmend.duckdb"]
+
+
+DUCKDB_SHELL = Path(sys.executable).with_name("duckdb")  # the pinned duckdb-cli package's `duckdb`
+
+
+def shell(*args: str, sql: str | None = None) -> str:
+    res = subprocess.run([str(DUCKDB_SHELL), *args], input=sql, capture_output=True, text=True, timeout=60)
+    assert res.returncode == 0, res.stderr
+    return res.stdout
+
+
+@pytest.fixture(scope="module")
+def database(root) -> str:
+    return build_database(root)
+
+
+@pytest.mark.parametrize("name", sorted(EXPECTED))
+def test_every_example_runs_in_the_duckdb_shell_on_the_database_file(database, name):
+    rows = json.loads(shell("-readonly", "-json", database, sql=example_queries()[name]))
+    columns, expected = EXPECTED[name]
+    assert [list(r) for r in rows] == [columns] * len(expected)
+    assert [tuple(r.values()) for r in rows] == expected
+
+
+def test_the_documented_shell_command(database):
+    # docs/queries.md: duckdb runs/data/webmend.duckdb "SELECT count(*) FROM evaluations"
+    assert shell("-csv", database, "SELECT count(*) FROM evaluations").split() == ["count_star()", "5"]
 
 
 def test_duckdb_reads_an_s3_root_through_fsspec_and_sees_only_committed_files(tmp_path):

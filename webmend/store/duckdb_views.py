@@ -1,7 +1,8 @@
 """DuckDB over a data root: one view per trace table, in memory or saved as a database file.
 
 Local roots: each view reads the table's Parquet glob, so a saved database file (default
-ROOT/webmend.duckdb) stays current as files are added and opens in the duckdb CLI or any client.
+ROOT/webmend.duckdb) stays current as files are added and opens in the `duckdb` shell or any
+DuckDB client from 1.0 on (STORAGE_VERSION).
 Object stores: the root's fsspec filesystem is registered on the connection (DuckDB's own S3
 extension is not needed) and each view lists the committed files at the time it is built.
 A table with no files yet gets an empty view with the table's columns.
@@ -26,6 +27,10 @@ from webmend.store.root import DataRoot
 log = logging.getLogger(__name__)
 
 DB_NAME = "webmend.duckdb"
+# The database file holds only views, so an old storage format costs nothing and lets every DuckDB
+# client from 1.0 on open it: the `duckdb` shell on PyPI (duckdb-cli, pinned) is still 1.5, and it
+# refuses files in DuckDB 2.0's own format.
+STORAGE_VERSION = "v1.0.0"
 _SCALARS = {
     pa.string(): "VARCHAR", pa.bool_(): "BOOLEAN", pa.int32(): "INTEGER", pa.int64(): "BIGINT",
     pa.float64(): "DOUBLE", pa.timestamp("us", tz="UTC"): "TIMESTAMP WITH TIME ZONE",
@@ -91,7 +96,7 @@ def build_database(root: DataRoot | str, path: str | os.PathLike | None = None) 
     os.makedirs(os.path.dirname(path), exist_ok=True)
     tmp = f"{path}.tmp-{os.getpid()}-{uuid.uuid4().hex[:8]}"
     try:
-        with duckdb.connect(tmp) as con:
+        with duckdb.connect(tmp, config={"storage_compatibility_version": STORAGE_VERSION}) as con:
             create_views(con, root)
         os.replace(tmp, path)
     finally:
