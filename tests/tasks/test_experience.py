@@ -101,3 +101,21 @@ def test_a_loop_that_throws_is_a_stall_with_an_error(records):
     got = recs["loop_throws.html"]["trace_summary"]
     assert got["animation_stalled"] and got["page_errors"] == 1
     assert got["layer3_outcome"] == "error"
+
+
+DRAG = """<!doctype html><html lang="en"><head><meta name="viewport" content="width=device-width"><title>Drag</title></head>
+<body style="margin:0;font-family:sans-serif"><div id="card" draggable="true"
+style="position:absolute;left:20px;top:20px;width:80px;height:40px;background:#ccd">Card</div>
+<div id="zone" style="position:absolute;left:110px;top:0;width:300px;height:200px;border:1px dashed #888">Drop here</div>
+<p id="st" style="position:absolute;top:220px">idle</p><script>
+const zone = document.getElementById('zone'), card = document.getElementById('card');
+zone.addEventListener('dragover', (e) => e.preventDefault());
+zone.addEventListener('drop', (e) => { e.preventDefault(); zone.appendChild(card); document.getElementById('st').textContent = 'moved'; });
+</script></body></html>"""
+
+
+def test_draggables_are_dragged_not_clicked(evaluate):
+    ev = evaluate(DRAG)
+    card = next(c for c in ev["probe"]["controls"] if c["selector"] == "#card")
+    assert card["responded"] is True
+    assert any(e["action"] == "drag" and e["target"] == "#card" and e["change"] for e in ev["experience"]["trace"])

@@ -1,4 +1,4 @@
-"""Recompute scores of stored results with the current scoring code and config; no browser."""
+"""Recompute scores (and trace summaries) of stored results with the current scoring code and config; no browser."""
 
 from __future__ import annotations
 
@@ -8,6 +8,7 @@ from pathlib import Path
 
 from webmend.config import EvalConfig
 from webmend.schemas.results import ResultRecord
+from webmend.tasks.experience.summary import trace_summary
 from webmend.tasks.records import apply_score
 from webmend.tasks.run import RESULTS, SUMMARY, iter_records, write_json_atomic
 from webmend.tasks.summary import summarize
@@ -21,6 +22,7 @@ def rescore_dir(folder: Path, cfg: EvalConfig) -> dict:
     with open(tmp, "w", encoding="utf-8") as out:
         for rec in iter_records(src):
             if rec.get("evidence"):
+                rec["trace_summary"] = trace_summary(rec["evidence"])  # derived: follows the current rules
                 apply_score(rec, cfg, rec["status"])
             ResultRecord.model_validate(rec)
             out.write(json.dumps(rec, sort_keys=True) + "\n")

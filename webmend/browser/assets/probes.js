@@ -139,6 +139,7 @@ var __wm = (() => {
           text: (el.innerText || el.value || el.getAttribute('aria-label') || '').trim().slice(0, 40),
           area: Math.round(r.width * r.height),
           inViewport: r.top < innerHeight && r.bottom > 0,
+          draggable: el.getAttribute('draggable') === 'true',
         });
       }
       return out;

@@ -25,6 +25,8 @@ CHANGE_EPS = 0.01
 START_TEXT = re.compile(r"\b(start|play|begin|new game|restart)\b", re.I)
 START_PROMPT = re.compile(r"(press|hit|tap|click|touch)\b.{0,24}\b(start|play|begin|continue)|press any key|to start|start game|play now", re.I)
 PLAY_KEYS = ("ArrowLeft", "ArrowRight", "ArrowUp", "ArrowDown", "Space")
+# Controls a player does not press while playing: they stop, reset or leave the game.
+NOT_PLAY = re.compile(r"\b(pause|resume|restart|reset|stop|menu|quit|exit|mute|sound|music|settings|options|help|fullscreen|back)\b", re.I)
 LOOK_EVERY = 5  # steps between thumbnails during play
 
 
@@ -168,7 +170,7 @@ def action_set(ev: dict, clickables: list[dict]) -> list[tuple[str, dict]]:
     if ev.get("keyboard_listeners"):
         keys = list(PLAY_KEYS) + [k for k in ev.get("keys_responsive") or [] if k not in PLAY_KEYS and k not in ("Escape", "Enter")]
         acts += [(k, {}) for k in keys]
-    for c in clickables[:12]:
+    for c in [c for c in clickables if not NOT_PLAY.search(c["text"] or "")][:12]:
         acts.append((f"click {c['selector']}" if c["tag"] != "canvas" else "tap canvas", c))
     return acts
 

@@ -91,7 +91,7 @@ async def _try_control(s: PageSession, tr: Trace, c: dict, pixels: bool, known: 
     is_text = c["tag"] == "textarea" or (c["tag"] == "input" and c["type"] in TEXT_INPUTS)
     loc = s.page.locator(c["selector"]).first
     sel = json.dumps(c["selector"])
-    action = "fill" if is_text else "select" if c["tag"] == "select" else "click"
+    action = "fill" if is_text else "select" if c["tag"] == "select" else "drag" if c.get("draggable") else "click"
     try:
         out["listeners"] = await _listeners(s, f"document.querySelector({sel})")
         await s.iso(BLUR)  # a focus ring leaving the previous control is not this control's doing
@@ -144,8 +144,23 @@ async def _use(s: PageSession, loc, c: dict, is_text: bool) -> None:
         await s.guard(loc.press("Enter", timeout=1000), "enter")
     elif c["tag"] == "select":
         await s.guard(loc.select_option(index=1, timeout=1000), "select")
+    elif c.get("draggable"):
+        await _drag(s, loc)
     else:
         await s.guard(loc.click(timeout=1000), "click")
+
+
+async def _drag(s: PageSession, loc) -> None:
+    """Drag a draggable element sideways and drop it, in small real mouse steps."""
+    box = await s.guard(loc.bounding_box(timeout=1000), "drag")
+    if not box:
+        return
+    x, y = box["x"] + box["width"] / 2, box["y"] + box["height"] / 2
+    mouse = s.page.mouse
+    await s.guard(mouse.move(x, y), "drag")
+    await s.guard(mouse.down(), "drag")
+    await s.guard(mouse.move(x + 120, y + 40, steps=6), "drag")
+    await s.guard(mouse.up(), "drag")
 
 
 async def keyboard_listeners(s: PageSession) -> list[str]:
