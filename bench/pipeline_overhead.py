@@ -5,8 +5,12 @@ written to a data root), plus the flow's speed-up from one to two Dask workers.
     .venv/bin/python bench/pipeline_overhead.py --pages 200          # the target size
     .venv/bin/python bench/pipeline_overhead.py --pages 20 --json out/bench/pipeline.json
 
-The corpus is the bundled sample answers repeated to --pages with distinct ids (`P#k#rN`, which
-still match their prompt's test item). Both paths run as fresh processes against the same inputs
+The default corpus (`--corpus counters`) is --pages distinct generated pages (a small counter app,
+seeded: title, colours, words and step differ, so every page has its own content hash and nothing
+is skipped as done) with 1-3 quick test cases each, about 2.5-3 s of evaluation per page: a 200-page
+run of all three arms takes about half an hour on two cores. `--corpus samples` repeats the bundled
+sample answers with distinct ids (`P#k#rN`, which still match their prompt's test item): real
+pages, WebGL among them, far slower. Both paths run as fresh processes against the same inputs
 and config, so interpreter and library start-up count on both sides; the flow also pays for the
 Prefect server round trips, the Dask cluster start and the Parquet writes. The Prefect server
 (a local one, temporary PREFECT_HOME) is started before timing: it is infrastructure, not a run.
@@ -21,6 +25,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import random
 import subprocess
 import sys
 import tempfile
@@ -50,6 +55,62 @@ def build_corpus(n: int, path: Path) -> Path:
     return path
 
 
+# A small counter app: distinct in title, colours, words and step (so in content hash), cheap to load.
+_PAGE = """<!DOCTYPE html>
+<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
+<title>{title}</title>
+<style>body{{font-family:sans-serif;margin:2rem;background:{bg};color:#222}}
+button{{padding:.5rem 1rem;margin:.25rem;background:{fg};color:#fff;border:0;border-radius:4px}}
+#count{{font-size:2rem}} li{{margin:.2rem 0}}</style></head>
+<body><main><h1>{title}</h1><p>{blurb}</p>
+<p>Count: <span id="count">0</span></p>
+<button id="inc">Add {step}</button><button id="reset">Reset</button>
+<ul id="log"></ul></main>
+<script>
+let n = 0;
+const count = document.getElementById('count'), log = document.getElementById('log');
+document.getElementById('inc').addEventListener('click', () => {{
+  n += {step}; count.textContent = n;
+  const li = document.createElement('li'); li.textContent = '{word} ' + n; log.appendChild(li);
+}});
+document.getElementById('reset').addEventListener('click', () => {{ n = 0; count.textContent = n; log.innerHTML = ''; }});
+</script></body></html>"""
+_WORDS = ("apples", "birds", "clouds", "dunes", "embers", "ferns", "gears", "harbours", "islands", "jets")
+
+
+def counter_page(i: int, rng: random.Random) -> tuple[dict, dict]:
+    """(response record, test item) of page i: 1-3 quick test cases on a counter app."""
+    word, step = _WORDS[i % len(_WORDS)], rng.randint(1, 9)
+    html = _PAGE.format(title=f"Counter {i}: {word}", bg=f"#{rng.randrange(0xdddddd, 0xffffff):06x}",
+                        fg=f"#{rng.randrange(0x202020, 0x606060):06x}", step=step, word=word,
+                        blurb=" ".join(rng.choice(_WORDS) for _ in range(rng.randint(6, 14))))
+    cases = [
+        {"id": "tc_01", "name": "one click adds the step", "weight": 2,
+         "steps": [{"action": "click", "selector": "#inc"},
+                   {"action": "assert_text_contains", "selector": "#count", "text": str(step)}]},
+        {"id": "tc_02", "name": "reset clears", "weight": 1,
+         "steps": [{"action": "click", "selector": "#inc"}, {"action": "click", "selector": "#reset"},
+                   {"action": "assert_text_contains", "selector": "#count", "text": "0"}]},
+        {"id": "tc_03", "name": "the log grows", "weight": 1,
+         "steps": [{"action": "click", "selector": "#inc"}, {"action": "click", "selector": "#inc"},
+                   {"action": "assert_count", "selector": "#log li", "eq": 2}]},
+    ][: 1 + i % 3]
+    page_id = f"counter_{i:04d}"
+    item = {"id": page_id, "category": "apps_tools", "sub_type": "counter", "difficulty": "easy",
+            "has_interaction": True, "prompt": f"A counter page that adds {step} per click.", "test_cases": cases}
+    return {"id": page_id, "response": f"Here is the page:\n```html\n{html}\n```"}, item
+
+
+def build_cheap_corpus(n: int, folder: Path, seed: int = 20261130) -> tuple[Path, Path]:
+    """n distinct counter pages as raw answers plus their test items: (responses.jsonl, items.jsonl)."""
+    rng = random.Random(seed)
+    pairs = [counter_page(i, rng) for i in range(n)]
+    responses, items = folder / "responses.jsonl", folder / "items.jsonl"
+    responses.write_text("".join(json.dumps(r) + "\n" for r, _ in pairs))
+    items.write_text("".join(json.dumps(t) + "\n" for _, t in pairs))
+    return responses, items
+
+
 def timed(cmd: list[str], env: dict | None, log: Path) -> tuple[float, float]:
     """(wall seconds, mean 1-minute load average sampled every 5 s) of one command."""
     started = time.perf_counter()
@@ -74,19 +135,19 @@ def figures_of(wall: float, load: float, workers: int, page_seconds: list[float]
             "load_avg": round(load, 1)}
 
 
-def run_direct(corpus: Path, workers: int, work: Path) -> dict:
+def run_direct(corpus: Path, items: Path, workers: int, work: Path) -> dict:
     out = work / f"direct-{workers}"
     wall, load = timed([str(BIN / "webmend"), "evaluate", "--responses", str(corpus), "--tests",
-                        str(SAMPLES / "items.jsonl"), "--out", str(out), "--workers", str(workers)], None, work / "direct.log")
+                        str(items), "--out", str(out), "--workers", str(workers)], None, work / "direct.log")
     records = [json.loads(line) for line in (out / "results.jsonl").read_text().splitlines()]
     return {**figures_of(wall, load, workers, [r["elapsed_s"] for r in records]),
             "statuses": sorted(r["status"] for r in records)}
 
 
-def run_flow(corpus: Path, workers: int, batch_size: int, env: dict, work: Path) -> dict:
+def run_flow(corpus: Path, items: Path, workers: int, batch_size: int, env: dict, work: Path) -> dict:
     root = work / f"flow-{workers}"
     wall, load = timed([sys.executable, "-m", "webmend.flows.build_refined_pool", "--responses", str(corpus),
-                        "--items", str(SAMPLES / "items.jsonl"), "--data-root", str(root), "--n-workers", str(workers),
+                        "--items", str(items), "--data-root", str(root), "--n-workers", str(workers),
                         "--batch-size", str(batch_size)], env, work / "flow.log")
     _, rows = run_query(str(root), "SELECT status, elapsed_s FROM evaluations")
     return {**figures_of(wall, load, workers, [r[1] for r in rows]), "statuses": sorted(r[0] for r in rows)}
@@ -94,7 +155,10 @@ def run_flow(corpus: Path, workers: int, batch_size: int, env: dict, work: Path)
 
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    p.add_argument("--pages", type=int, default=200, help="corpus size (the samples repeated, distinct ids)")
+    p.add_argument("--pages", type=int, default=200, help="corpus size")
+    p.add_argument("--corpus", choices=("counters", "samples"), default="counters",
+                   help="counters: distinct generated counter pages with 1-3 quick test cases each (default); "
+                        "samples: the bundled sample answers repeated (slow pages, WebGL among them)")
     p.add_argument("--workers", type=int, default=2, help="workers for the overhead comparison")
     p.add_argument("--batch-size", type=int, default=4)
     p.add_argument("--no-scaling", action="store_true", help="skip the one-worker flow run")
@@ -103,16 +167,19 @@ def main(argv: list[str] | None = None) -> int:
 
     with tempfile.TemporaryDirectory(prefix="webmend-bench-") as tmp:
         work = Path(tmp)
-        corpus = build_corpus(args.pages, work / "responses.jsonl")
+        if args.corpus == "counters":
+            corpus, items = build_cheap_corpus(args.pages, work)
+        else:
+            corpus, items = build_corpus(args.pages, work / "responses.jsonl"), SAMPLES / "items.jsonl"
         with local_server(work / "prefect-home", scheduler=False) as api_url:
             env = prefect_env(work / "prefect-home", api_url)
-            direct = run_direct(corpus, args.workers, work)
-            flow = run_flow(corpus, args.workers, args.batch_size, env, work)
-            one = None if args.no_scaling else run_flow(corpus, 1, args.batch_size, env, work)
+            direct = run_direct(corpus, items, args.workers, work)
+            flow = run_flow(corpus, items, args.workers, args.batch_size, env, work)
+            one = None if args.no_scaling else run_flow(corpus, items, 1, args.batch_size, env, work)
     if direct["statuses"] != flow["statuses"]:
         print("warning: the two paths disagree on statuses", file=sys.stderr)
     figures = {
-        "pages": args.pages, "workers": args.workers, "batch_size": args.batch_size,
+        "pages": args.pages, "corpus": args.corpus, "workers": args.workers, "batch_size": args.batch_size,
         "direct": {k: v for k, v in direct.items() if k != "statuses"},
         "flow": {k: v for k, v in flow.items() if k != "statuses"},
         "overhead_s": round(flow["wall_s"] - direct["wall_s"], 1),
