@@ -109,6 +109,12 @@ def test_deployment_run_writes_one_record_per_input(deployed, tmp_path):
     assert query(data_root, "SELECT count(*), count(DISTINCT test_id) FROM test_results WHERE id = 'content_coffee_story'") == [(10, 10)]
     assert query(data_root, "SELECT count(*) FROM test_results WHERE id <> 'content_coffee_story'") == [(0,)]
     assert len(os.listdir(data_root / "evaluations")) == 3  # batches of 2: 2 + 2 + 1
+    # The experience trace is queryable, and its keyframes live under the data root.
+    frames = query(data_root, "SELECT json_extract_string(payload, '$.file') FROM experience_events "
+                              "WHERE id = 'content_coffee_story' AND kind = 'keyframe'")
+    assert frames and all((data_root / f).read_bytes()[:4] == b"\x89PNG" for (f,) in frames)
+    assert query(data_root, "SELECT count(*) > 3 FROM experience_events WHERE layer IN ('L1', 'L2')") == [(True,)]
+    assert query(data_root, "SELECT layers FROM evaluations WHERE id = 'content_coffee_story'")[0][0][:2] == [1, 2]
 
     artifact = prefect(env, "artifact", "inspect", "build-refined-pool-summary").stdout
     assert "Pages by status" in artifact and "malformed_input" in artifact

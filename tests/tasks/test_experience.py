@@ -69,6 +69,16 @@ def test_trace_finds_what_the_fixture_does(records, name):
     assert not wrong, wrong
 
 
+def test_wiring_tells_unwired_dead_controls_from_wired_ones(records):
+    _, recs = records
+    dead = recs["dead_button.html"]["trace_summary"]
+    assert dead["dead_unwired_controls"] == ["#refresh"] and dead["wired_controls"] == 0
+    hover = recs["hover_menu.html"]
+    order = next(c for c in hover["evidence"]["probe"]["controls"] if c["selector"] == "#order")
+    assert "click" in order["listeners"]  # attached with addEventListener
+    assert hover["trace_summary"]["wired_controls"] >= 1
+
+
 def test_slow_response_latency_is_measured_in_page_time(records):
     _, recs = records
     ctrl = next(c for c in recs["slow_response.html"]["evidence"]["probe"]["controls"] if c["responded"])

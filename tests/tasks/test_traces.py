@@ -138,3 +138,26 @@ def test_results_traces_refuse_results_that_do_not_match_the_inputs(records, tmp
         traces.write_results_traces(records[1:], hashes[1:], tmp_path, "cfg")  # indexes start at 1
     with pytest.raises(ValueError, match="more results"):
         traces.write_results_traces(records, hashes[:4], tmp_path / "b", "cfg", batch_size=2)
+
+
+def test_experience_trace_and_keyframes_become_rows_with_page_time(records):
+    rec = json.loads(json.dumps(records[0]))
+    rec["layers"] = [1, 2, 4]
+    rec["trace_summary"] = {"layers": [1, 2, 4], "rendered": True}
+    rec["evidence"]["experience"] = {"layers": [1, 2, 4], "trace": [
+        {"i": 0, "layer": 1, "doc": "probe", "page_ms": 500, "action": "load", "target": None, "change": None,
+         "evidence": {"rendered": True}},
+        {"i": 1, "layer": 2, "doc": "probe", "page_ms": 4100, "action": "click", "target": "#go", "change": False,
+         "evidence": {"listeners": []}},
+    ]}
+    rec["keyframes"] = [{"n": 0, "file": "keyframes/abc.png", "annotation": "first paint", "layer": 1, "page_ms": 500, "event": 0}]
+    rows = traces.trace_rows([rec], run_id="r1")
+    exp = [r for r in rows["experience_events"] if r["layer"].startswith("L")]
+    assert [(r["layer"], r["kind"], r["step_index"], r["page_time_ms"]) for r in exp] == [
+        ("L1", "load", 0, 500.0), ("L2", "click", 1, 4100.0), ("L4", "keyframe", 0, 500.0)]
+    assert json.loads(exp[1]["payload"]) == {"doc": "probe", "target": "#go", "change": False, "evidence": {"listeners": []}}
+    assert json.loads(exp[2]["payload"])["file"] == "keyframes/abc.png"
+    evaluation = rows["evaluations"][0]
+    assert evaluation["layers"] == [1, 2, 4] and json.loads(evaluation["trace_summary"])["rendered"] is True
+    for table, table_rows in rows.items():
+        to_table(table, table_rows)  # validates against the table schema

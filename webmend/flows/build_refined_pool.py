@@ -82,7 +82,8 @@ def build_refined_pool(
             failed = drive(
                 plan.pending,
                 submit=lambda batch: runner.submit(tasks.evaluate_batch,
-                                                   parameters={"batch": batch, "cfg_json": cfg_json}),
+                                                   parameters={"batch": batch, "cfg_json": cfg_json,
+                                                               "keyframes_to": data_root}),
                 completed=as_completed,
                 result=lambda future: future.result(),
                 write=lambda batch, records: tasks.write_traces(batch, records, data_root, plan.run_id,

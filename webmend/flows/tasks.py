@@ -52,11 +52,11 @@ def read_corpus(pages: list[str], responses: list[str], items: str | None, confi
 
 @task(name="evaluate-batch", task_run_name="evaluate-batch-{batch.index}", cache_policy=NO_CACHE,
       retries=2, retry_delay_seconds=2, retry_condition_fn=infrastructure_only)
-def evaluate_batch(batch: core.Batch, cfg_json: str) -> list[dict]:
+def evaluate_batch(batch: core.Batch, cfg_json: str, keyframes_to: str | None = None) -> list[dict]:
     # Runs on a Dask worker; get_worker keeps one warm Chromium per worker process.
     # The config travels as JSON: Prefect walks task parameters and turns pydantic models into
     # dicts with dict(model), which breaks on a model with a field named `keys`.
-    return core.evaluate_batch(batch, EvalConfig.model_validate_json(cfg_json))
+    return core.evaluate_batch(batch, EvalConfig.model_validate_json(cfg_json), keyframes_to)
 
 
 @task(name="write-traces", task_run_name="write-traces-{batch.index}", cache_policy=NO_CACHE,

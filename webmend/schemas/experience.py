@@ -44,6 +44,8 @@ class TraceSummary(_Model):
     controls_responsive: int
     responsive_ratio: float | None
     dead_controls: list[str] = Field(description="CSS selectors of tested controls that changed nothing")
+    wired_controls: int = Field(description="tested controls with a listener of their own (addEventListener or on*)")
+    dead_unwired_controls: list[str] = Field(description="dead controls without a listener of their own")
     hover_controls: int
     slowest_response_ms: int | None
     keys_worked: list[str]

@@ -98,6 +98,8 @@ TABLES: dict[str, pa.Schema] = {
         _f("chromium_version", pa.string()), _f("playwright_version", pa.string()),
         _f("cdn_mirror_hash", pa.string()), _f("network_isolated", pa.bool_()),
         _f("evidence", _JSON),  # the record's stored evidence: enough to rescore without a browser
+        _f("layers", pa.list_(pa.int32())),  # experience-protocol layers that ran (docs/experience.md)
+        _f("trace_summary", _JSON),  # the record's trace_summary
     ),
     # One row per test case run on a page. content_hash: the page's.
     "test_results": _schema(
@@ -110,7 +112,7 @@ TABLES: dict[str, pa.Schema] = {
     "experience_events": _schema(
         _f("id", pa.string(), False), _f("seq", pa.int32(), False),
         _f("test_id", pa.string()),  # null for events outside a test case
-        _f("layer", pa.string()),  # load, probe, test, ...
+        _f("layer", pa.string()),  # page, network, test; L1..L4 for experience-protocol events
         _f("step_index", pa.int32()), _f("kind", pa.string(), False), _f("payload", _JSON),
         _f("page_time_ms", pa.float64()),
     ),

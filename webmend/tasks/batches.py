@@ -108,8 +108,9 @@ def load_plan(root: str, pages: Sequence[str], responses: Sequence[str], items_p
                      batch_size, run_id, replace)
 
 
-def evaluate_batch(batch: Batch, cfg: EvalConfig) -> list[dict]:
-    """Result records of a batch, in input order, on this process's warm browser.
+def evaluate_batch(batch: Batch, cfg: EvalConfig, keyframes_to: str | None = None) -> list[dict]:
+    """Result records of a batch, in input order, on this process's warm browser; keyframe PNGs
+    go under `keyframes_to`/keyframes/ (the data root) when given.
 
     evaluate_input never raises for a page; what does raise here (no browser) is infrastructure.
     """
@@ -120,7 +121,7 @@ def evaluate_batch(batch: Batch, cfg: EvalConfig) -> list[dict]:
     worker.ensure_started()  # every record, rejects included, names the browser version
     records = []
     for job in batch.jobs:
-        record = evaluate_input(job.raw, job.item, cfg, worker)
+        record = evaluate_input(job.raw, job.item, cfg, worker, keyframes_to)
         record["content_hash"] = job.content_hash  # ids may repeat across sources; the hash travels with the record
         records.append(record)
     return records

@@ -47,10 +47,12 @@ def _item_meta(item: dict | None) -> dict | None:
     return {k: item.get(k) for k in ("category", "sub_type", "difficulty", "has_interaction")}
 
 
-def evaluate_input(raw: RawInput, item: dict | None, cfg: EvalConfig, worker: BrowserWorker, out_dir: Path | None = None) -> dict:
+def evaluate_input(raw: RawInput, item: dict | None, cfg: EvalConfig, worker: BrowserWorker,
+                   out_dir: str | Path | None = None) -> dict:
     """Never raises: an evaluator bug becomes an `error` record with its reason.
 
-    Keyframes are written under `out_dir`/keyframes/ (named by content) when it is given.
+    Keyframes are written under `out_dir`/keyframes/ (a folder or fsspec URL, files named by
+    content) when it is given.
     """
     started = time.perf_counter()
     base = {
@@ -117,21 +119,34 @@ def _judge(base: dict, ev: dict, raw: RawInput, item: dict | None, cfg: EvalConf
     )
 
 
-def store_keyframes(refs: list[dict], frames: list, out_dir: Path | None) -> list[dict]:
-    """Write each keyframe once, named by its content (reruns and identical frames share a file)."""
+def store_keyframes(refs: list[dict], frames: list, dest: str | Path | None) -> list[dict]:
+    """Write each keyframe once under DEST/keyframes/, named by its content (reruns and identical
+    frames share a file). DEST is a local folder or an fsspec URL (a flow's data root)."""
     out = []
     for ref, frame in zip(refs, frames):
         name = None
-        if out_dir is not None:
+        if dest is not None:
             name = f"keyframes/{hashlib.sha256(frame.png).hexdigest()[:24]}.png"
-            path = Path(out_dir) / name
-            if not path.exists():
-                path.parent.mkdir(parents=True, exist_ok=True)
-                tmp = path.with_suffix(f".{os.getpid()}.tmp")
-                tmp.write_bytes(frame.png)
-                os.replace(tmp, path)
+            _put_once(str(dest), name, frame.png)
         out.append({**ref, "file": name})
     return out
+
+
+def _put_once(dest: str, name: str, data: bytes) -> None:
+    if "://" not in dest:
+        path = Path(dest) / name
+        if not path.exists():
+            path.parent.mkdir(parents=True, exist_ok=True)
+            tmp = path.with_suffix(f".{os.getpid()}.tmp")
+            tmp.write_bytes(data)
+            os.replace(tmp, path)  # atomic: a reader never sees half a frame
+        return
+    import fsspec
+
+    fs, root = fsspec.core.url_to_fs(dest)
+    path = f"{root.rstrip('/')}/{name}"
+    if not fs.exists(path):
+        fs.pipe_file(path, data)  # object stores write whole objects
 
 
 def apply_score(record: dict, cfg: EvalConfig, status: str) -> None:

@@ -63,6 +63,8 @@ def evaluation_row(record: dict, *, run_id: str, page_hash: str, config_hash: st
         "chromium_version": record["chromium_version"], "playwright_version": record["playwright_version"],
         "cdn_mirror_hash": record["cdn_mirror_hash"], "network_isolated": record["network_isolated"],
         "evidence": None if record.get("evidence") is None else json.dumps(record["evidence"], sort_keys=True),
+        "layers": list(record.get("layers") or []),
+        "trace_summary": None if record.get("trace_summary") is None else json.dumps(record["trace_summary"], sort_keys=True),
         **_common(record, run_id, page_hash, config_hash),
     }
 
@@ -83,11 +85,11 @@ def per_test_rows(record: dict, *, run_id: str, page_hash: str, config_hash: str
 
 
 def event_rows(record: dict, *, run_id: str, page_hash: str, config_hash: str | None = None) -> list[dict]:
-    """The experience trace that a result record keeps: page-level events from its evidence and
-    one event per failed test case. The record holds no per-event page time, so page_time_ms is null.
+    """Everything that happened on a page: page-level events from its evidence (no page time),
+    the experience protocol's trace and keyframes (with page time), one event per failed test case.
     """
     events = (record.get("evidence") or {}).get("events") or {}
-    found: list[tuple[str | None, str, int | None, str, dict]] = []  # test_id, layer, step, kind, payload
+    found: list[tuple] = []  # test_id, layer, step, kind, payload[, page time]
     for kind, bucket in (("console_error", "console_errors"), ("page_error", "page_errors"),
                          ("refused_local", "refused_local"), ("popup", "popups"), ("hang", "hangs")):
         found += [(None, "page", None, kind, {"text": text}) for text in events.get(bucket) or []]
@@ -96,16 +98,32 @@ def event_rows(record: dict, *, run_id: str, page_hash: str, config_hash: str | 
     if events.get("crashes"):
         found.append((None, "page", None, "crash", {"count": events["crashes"]}))
     found += [(None, "network", None, "blocked_request", dict(b)) for b in record.get("blocked_requests") or []]
+    found += experience_events(record)
     for t in record.get("tests") or []:
         if not t["passed"]:
             payload = {"action": t.get("failed_action"), "error": t.get("error")}
             found.append((t["id"], "test", t.get("failed_step"), "test_failed", payload))
     common = _common(record, run_id, page_hash, config_hash)
     return [
-        {"id": record["id"], "seq": seq, "test_id": test_id, "layer": layer, "step_index": step, "kind": kind,
-         "payload": json.dumps(payload, sort_keys=True), "page_time_ms": None, **common}
-        for seq, (test_id, layer, step, kind, payload) in enumerate(found)
+        {"id": record["id"], "seq": seq, "test_id": ev[0], "layer": ev[1], "step_index": ev[2], "kind": ev[3],
+         "payload": json.dumps(ev[4], sort_keys=True), "page_time_ms": ev[5] if len(ev) > 5 else None, **common}
+        for seq, ev in enumerate(found)
     ]
+
+
+def experience_events(record: dict) -> list[tuple]:
+    """The experience trace (layer L1..L3, step_index = its position, page time of its document)
+    and one `keyframe` event per keyframe (layer L4, payload with the PNG file)."""
+    exp = (record.get("evidence") or {}).get("experience") or {}
+    out = [
+        (None, f"L{e['layer']}", e["i"], e["action"],
+         {"doc": e["doc"], "target": e["target"], "change": e["change"], "evidence": e["evidence"]}, float(e["page_ms"]))
+        for e in exp.get("trace") or []
+    ]
+    out += [(None, "L4", k["event"], "keyframe", {"n": k["n"], "file": k.get("file"), "annotation": k["annotation"],
+                                                  "layer": k["layer"]}, float(k["page_ms"]))
+            for k in record.get("keyframes") or []]
+    return out
 
 
 def trace_rows(records: Iterable[dict], *, run_id: str, config_hash: str | None = None,

@@ -45,6 +45,11 @@ def trace_summary(evidence: dict) -> dict:
         "controls_responsive": len(responsive),
         "responsive_ratio": round(len(responsive) / len(controls), 3) if controls else None,
         "dead_controls": [c["selector"] for c in controls if not c.get("responded") and not c.get("hung")],
+        # Wiring: a listener on the control itself (addEventListener or on*); delegated listeners
+        # on an ancestor are not seen, so "unwired" means no handler of its own.
+        "wired_controls": sum(1 for c in controls if c.get("listeners")),
+        "dead_unwired_controls": [c["selector"] for c in controls
+                                  if not c.get("responded") and not c.get("hung") and not c.get("listeners")],
         "hover_controls": sum(1 for c in controls if c.get("hover_changed")),
         "slowest_response_ms": max((c["latency_ms"] for c in responsive if c.get("latency_ms")), default=None),
         "keys_worked": list(probe.get("keys_responsive") or []),
