@@ -5,6 +5,10 @@ real sleeping in waits). Both run with the same number of worker processes, one 
 in this one invocation, and the ratios are printed. --quick runs the baseline on a stratified
 subset (one page per family), since real-time waits make it slow.
 
+The fast run is the full experience protocol (layers 1-4, docs/experience.md) plus the test cases;
+it reports the share of pages that needed layer 3. A third arm runs layers 1-2 only (no rollout,
+no keyframes) on the baseline's pages, so the cost of layers 3-4 shows beside it.
+
 CPU seconds are counted two ways: for the run's own process tree (worker processes, their
 Playwright drivers and every Chromium process, sampled from /proc during the run) and
 machine-wide (from /proc/stat, which includes anything else running on the machine).
@@ -46,7 +50,8 @@ class TreeCpu:
     """CPU seconds of this process and all its descendants (workers, Playwright drivers, every
     Chromium process), sampled from /proc while the run goes: the last peak seen per process is
     summed, so other work on the machine does not count. A process's final quarter second may be
-    missed, which undercounts slightly."""
+    missed, which undercounts slightly. The sampling thread's own CPU (reading /proc on a busy
+    machine costs tens of milliseconds a sample) is taken out."""
 
     def __init__(self, period_s: float = 0.25):
         self._peak: dict[int, float] = {}
@@ -66,11 +71,15 @@ class TreeCpu:
 
     @property
     def seconds(self) -> float:
-        return sum(v - self._base.get(pid, 0.0) for pid, v in self._peak.items())
+        return sum(v - self._base.get(pid, 0.0) for pid, v in self._peak.items()) - self._own
+
+    _own = 0.0
 
     def _loop(self, period_s: float) -> None:
+        start = time.thread_time()
         while not self._stop.wait(period_s):
             self._sample()
+        self._own = time.thread_time() - start
 
     def _sample(self) -> None:
         tick = os.sysconf("SC_CLK_TCK")
@@ -116,6 +125,11 @@ def run(paths: list[Path], items: dict, cfg: EvalConfig, workers: int) -> dict:
         # what `workers` processes would sustain on a corpus of only this family
         "family_pages_per_min": {k: round(workers * 60 * v["pages"] / v["elapsed_s"], 2) for k, v in fam.items()},
         "statuses": _count(r["status"] for r in records),
+        # The experience protocol (docs/experience.md): which pages needed layer 3, what it found.
+        "layer3_share": round(sum(1 for r in records if 3 in (r.get("layers") or [])) / max(1, n), 3),
+        "layer3_outcomes": _count((r.get("trace_summary") or {}).get("layer3_outcome") for r in records
+                                  if 3 in (r.get("layers") or [])),
+        "keyframes_per_page": round(sum(len(r.get("keyframes") or []) for r in records) / max(1, n), 2),
         "scores": {r["id"]: (r["score"] or {}).get("total") for r in records},
     }
 
@@ -139,13 +153,17 @@ def stratified(paths: list[Path], items: dict) -> list[Path]:
 
 def main() -> None:
     ap = argparse.ArgumentParser()
-    ap.add_argument("--quick", action="store_true", help="baseline on one page per family")
+    ap.add_argument("--quick", action="store_true", help="baseline (and the layers 1-2 arm) on one page per family")
     ap.add_argument("--workers", type=int, default=2)
     ap.add_argument("--limit", type=int, default=0, help="only the first N pages (smoke runs)")
+    ap.add_argument("--family", help="only this family's pages (e.g. three_d_webgl)")
+    ap.add_argument("--no-baseline", action="store_true", help="only the fast runner (no baseline runs)")
     ap.add_argument("--json", help="also write the figures to this file")
     args = ap.parse_args()
     items = load_items(BENCH / "items.jsonl")
     paths = sorted((BENCH / "pages").glob("*.html"))
+    if args.family:
+        paths = [p for p in paths if (items.get(p.stem) or {}).get("category") == args.family]
     if args.limit:
         paths = paths[: args.limit]
     cfg = EvalConfig()
@@ -154,6 +172,10 @@ def main() -> None:
     fast = run(paths, items, cfg, args.workers)
     fast_on_subset = run(base_paths, items, cfg, args.workers) if args.quick else fast
     base = run(base_paths, items, base_cfg, args.workers)
+    # Layers 1-2 only (no rollout, no keyframes) on the same pages: what layers 3-4 cost.
+    lean_cfg = cfg.model_copy(update={"experience": cfg.experience.model_copy(
+        update={"layer3": "never", "keyframes_in_fast_mode": False})})
+    lean = run(base_paths, items, lean_cfg, args.workers)
     report = {
         "corpus_pages": len(paths),
         "test_cases": sum(len((items.get(p.stem) or {}).get("test_cases", [])) for p in paths),
@@ -162,6 +184,7 @@ def main() -> None:
         "baseline_subset": [p.stem for p in base_paths] if args.quick else "all",
         "fast_on_baseline_pages": {k: v for k, v in fast_on_subset.items() if k != "scores"},
         "baseline": {k: v for k, v in base.items() if k != "scores"},
+        "layers_1_2_only_on_baseline_pages": {k: v for k, v in lean.items() if k != "scores"},
         "speedup_pages_per_min": round(fast_on_subset["pages_per_min"] / base["pages_per_min"], 2),
         "cpu_ratio_baseline_over_fast": round(base["cpu_s_per_page"] / fast_on_subset["cpu_s_per_page"], 2),
         "target_pages_per_min": 30,

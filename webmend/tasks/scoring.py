@@ -9,6 +9,7 @@ from __future__ import annotations
 import math
 
 from webmend.config import EvalConfig
+from webmend.tasks.experience.gating import game_like
 
 SCORING_VERSION = "2"  # bump whenever a rule below changes (2: experience-protocol evidence)
 SCORED_STATUSES = ("ok", "hang", "crashed", "resource_limit")
@@ -113,8 +114,13 @@ PLAY_OUTCOME = {"played": 1.0, "stalled": 0.3, "error": 0.2, "did_not_start": 0.
 
 
 def _play(ev: dict) -> float | None:
+    """The rollout's outcome as behaviour, for pages that looked like games. A rollout through a
+    multi-step UI is evidence for repair, not a verdict: a form wizard does not "start"."""
     outcome = ((ev.get("probe") or {}).get("play") or {}).get("outcome")
-    return PLAY_OUTCOME.get(outcome) if outcome else None
+    reasons = ((ev.get("experience") or {}).get("layers_why") or {}).get("3") or []
+    if not outcome or (reasons and not game_like(reasons)):
+        return None
+    return PLAY_OUTCOME.get(outcome)
 
 
 def _behaviour(ev: dict, interactive: bool) -> float:

@@ -5,7 +5,7 @@ Pure: reads layer 1-2 evidence, returns the decision and the reasons, which the 
 
 from __future__ import annotations
 
-from webmend.tasks.experience.play import START_PROMPT
+from webmend.tasks.experience.state import START_PROMPT
 
 MIN_LOOP_FPS = 20.0
 
@@ -16,8 +16,8 @@ def layer3_reasons(ev: dict) -> list[str]:
     motion = ev.get("motion") or {}
     if canvases and ((motion.get("fps_max") or 0) >= MIN_LOOP_FPS or motion.get("animating")):
         why.append("canvas with an animation loop")
-    if ev.get("keyboard_listeners") and (canvases or ev.get("keys_responsive")):
-        why.append("keyboard-driven play")
+    if ev.get("keyboard_listeners") and canvases:
+        why.append("keyboard-driven play")  # keys on a DOM app are shortcuts, not play
     found = ev.get("state_roles") or {}
     if found.get("score") or found.get("lives") or found.get("over"):
         why.append("game state variables")
@@ -26,6 +26,14 @@ def layer3_reasons(ev: dict) -> list[str]:
     if any((c.get("revealed_controls") or 0) > 0 for c in ev.get("controls") or []):
         why.append("multi-step UI (a control revealed new controls)")
     return why
+
+
+GAME_REASONS = ("canvas with an animation loop", "keyboard-driven play", "game state variables", "a start prompt")
+
+
+def game_like(reasons: list[str]) -> bool:
+    """Layer 3 ran because the page looked like a game (not only a multi-step UI)."""
+    return any(r in GAME_REASONS for r in reasons)
 
 
 def decide_layer3(ev: dict, mode: str) -> tuple[bool, list[str]]:

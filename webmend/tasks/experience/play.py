@@ -23,7 +23,6 @@ log = logging.getLogger(__name__)
 
 CHANGE_EPS = 0.01
 START_TEXT = re.compile(r"\b(start|play|begin|new game|restart)\b", re.I)
-START_PROMPT = re.compile(r"(press|hit|tap|click|touch)\b.{0,24}\b(start|play|begin|continue)|press any key|to start|start game|play now", re.I)
 PLAY_KEYS = ("ArrowLeft", "ArrowRight", "ArrowUp", "ArrowDown", "Space")
 # Controls a player does not press while playing: they stop, reset or leave the game.
 NOT_PLAY = re.compile(r"\b(pause|resume|restart|reset|stop|menu|quit|exit|mute|sound|music|settings|options|help|fullscreen|back)\b", re.I)
@@ -45,7 +44,7 @@ class Observation:
         return state.says_game_over([self.text] + self.drawn)
 
     def prompt(self) -> bool:
-        return any(START_PROMPT.search(t or "") for t in [self.text] + self.drawn)
+        return any(state.START_PROMPT.search(t or "") for t in [self.text] + self.drawn)
 
     def shown_score(self) -> int | None:
         for t in [self.text] + self.drawn[::-1]:

@@ -44,6 +44,7 @@ LEVEL = re.compile(r"level|stage$|wave$", re.I)
 OVER = re.compile(r"game_?over|isover|^over$|dead$|ended$|lost$|gameended", re.I)
 POSITION = re.compile(r"(^|\.)(x|y|pos|position|left|top|col|row|px|py|cx|cy)$", re.I)
 OVER_TEXT = re.compile(r"game\s*over|you\s+(lose|lost|died|crashed)|try\s+again|play\s+again|final\s+score|time'?s\s+up", re.I)
+START_PROMPT = re.compile(r"(press|hit|tap|click|touch)\b.{0,24}\b(start|play|begin|continue)|press any key|to start|start game|play now", re.I)
 SCORE_TEXT = re.compile(r"\b(?:score|points|pts|hits|coins|kills)\b\s*[:=]?\s*(-?\d+)", re.I)
 
 
