@@ -64,3 +64,37 @@ def test_defects_lower_their_dimension():
     assert errors["rendering"] < base["rendering"] and errors["code_quality"] < base["code_quality"]
     assert dead["interaction"] < base["interaction"] and dead["functionality"] < base["functionality"]
     assert overflow["rendering"] < base["rendering"] and overflow["visual_design"] < base["visual_design"]
+
+
+def _with_play(outcome: str, reasons: list[str], **probe_over) -> dict:
+    ev = evidence()
+    ev["probe"] = {**ev["probe"], "play": {"outcome": outcome}, **probe_over}
+    ev["experience"] = {"layers": [1, 2, 3, 4], "layers_why": {"3": reasons}}
+    return ev
+
+
+def test_layer3_outcome_scores_games_but_not_multi_step_uis():
+    game, why = "canvas with an animation loop", "multi-step UI (a control revealed new controls)"
+    played = score(_with_play("played", [game]), CFG, interactive=True)
+    broken = score(_with_play("did_not_start", [game]), CFG, interactive=True)
+    assert broken["functionality"] < played["functionality"] and broken["interaction"] < played["interaction"]
+    wizard = score(_with_play("did_not_start", [why]), CFG, interactive=True)
+    assert wizard == score(evidence(), CFG, interactive=True)  # evidence for repair, not a verdict
+
+
+def test_experience_layout_stalls_blank_canvases_and_neutral_fields():
+    views = {v: {"overflow": False, "offscreen_controls": 0, "overlapping_controls": 0, "unreadable_text": False}
+             for v in ("desktop", "tablet", "mobile")}
+    clean = score(evidence(probe={**evidence()["probe"], "viewports": views}), CFG, interactive=True)
+    broken_views = {**views, "mobile": {**views["mobile"], "overflow": True, "offscreen_controls": 2}}
+    broken = score(evidence(probe={**evidence()["probe"], "viewports": broken_views}), CFG, interactive=True)
+    assert broken["rendering"] < clean["rendering"]
+    stalled = score(evidence(probe={**evidence()["probe"], "motion": {"stalled": True}}), CFG, interactive=True)
+    assert stalled["rendering"] < clean["rendering"] and stalled["functionality"] < clean["functionality"]
+    canvas_only = {**evidence()["probe"], "doc": {"textChars": 0}, "canvases": [{"visible": True, "width": 300, "height": 200}]}
+    drawn = score(evidence(probe={**canvas_only, "canvas_pixels": [{"blank": False}]}), CFG, interactive=True)
+    blank = score(evidence(probe={**canvas_only, "canvas_pixels": [{"blank": True}]}), CFG, interactive=True)
+    assert blank["rendering"] < drawn["rendering"]
+    # A text field that only showed what was typed is neither responsive nor dead.
+    fields = {**evidence()["probe"], "controls": [{"responded": True}, {"responded": None}]}
+    assert score(evidence(probe=fields), CFG, interactive=True)["interaction"] == clean["interaction"]
