@@ -170,6 +170,9 @@ def main() -> None:
     base_cfg = cfg.model_copy(update={"virtual_time": False, "reuse_browser": False})
     base_paths = stratified(paths, items) if args.quick else paths
     fast = run(paths, items, cfg, args.workers)
+    if args.no_baseline:
+        _report({"corpus_pages": len(paths), "workers": args.workers, "fast": fast}, args.json)
+        return
     fast_on_subset = run(base_paths, items, cfg, args.workers) if args.quick else fast
     base = run(base_paths, items, base_cfg, args.workers)
     # Layers 1-2 only (no rollout, no keyframes) on the same pages: what layers 3-4 cost.
@@ -190,9 +193,13 @@ def main() -> None:
         "target_pages_per_min": 30,
         "meets_target": fast["pages_per_min"] >= 30,
     }
+    _report(report, args.json)
+
+
+def _report(report: dict, json_path: str | None) -> None:
     print(json.dumps(report, indent=2))
-    if args.json:
-        Path(args.json).write_text(json.dumps(report, indent=2) + "\n")
+    if json_path:
+        Path(json_path).write_text(json.dumps(report, indent=2) + "\n")
 
 
 if __name__ == "__main__":

@@ -26,6 +26,11 @@
     let ticks = 0;
     let nextId = 1;
     let nesting = 0;
+    // The page time of the animation frame being fired when nobody can see it (another frame
+    // tick still falls inside the same runFor), else -1. Only WebGL draw skipping reads it.
+    let hiddenFrame = -1;
+    const runEnd = [];
+    const gl = { skipped: 0, diverged: 0 };
     // Callbacks fired so far by kind, for the evaluator's motion evidence (frame rate, stalls).
     const fired = { frame: 0, timeout: 0, interval: 0, idle: 0 };
     const c = {
@@ -79,17 +84,28 @@
       stats() {
         const pending = { frame: 0, timeout: 0, interval: 0, idle: 0 };
         for (const k in timers) pending[timers[k].kind] += 1;
-        return { ticks, fired: Object.assign({}, fired), pending };
+        return { ticks, fired: Object.assign({}, fired), pending, gl: Object.assign({}, gl) };
       },
+      hiddenFrame: () => hiddenFrame,
+      gl,
+      runEnd,
       async runFor(ms) {
         const end = ticks + Math.max(0, Math.floor(ms));
         let count = 0;
         for (let t = c.first(end); t; t = c.first(end)) {
+          // A frame is hidden when the next frame tick (16 ms on) still falls inside this run:
+          // only page time and the run's end decide it, never wall time.
+          hiddenFrame = t.kind === 'frame' && t.at + 16 <= end ? t.at : -1;
           c.fire(t);
           count++;
-          await yieldTask();
+          await yieldTask(); // the frame's microtasks still count as the frame
+          hiddenFrame = -1;
         }
+        hiddenFrame = -1;
         ticks = end;
+        for (const hook of runEnd) {
+          try { hook(); } catch (e) { /* a hook of a document that went away */ }
+        }
         // Tell the evaluator's isolated world the page time, so it seeks CSS animations now.
         try { dispatch.call(document, new NativeCustomEvent(KEY + ':sync', { detail: ticks })); } catch (e) { /* no document */ }
         return count;
@@ -152,4 +168,235 @@
       },
     });
   }
+})();
+
+// WebGL frames that nobody sees. Between two looks the evaluator runs many animation frames back
+// to back (a 2 s wait is 125 frames), and SwiftShader renders every one of them on the CPU
+// although only the last can ever be captured. In a hidden frame (clock.hiddenFrame() >= 0) the
+// draws and clears a page sends to the default framebuffer of a WebGL context are dropped when
+// that frame starts by clearing the whole default framebuffer: the next frame, which also starts
+// with a full clear, erases whatever they would have drawn. Everything else runs as before: the
+// page's JavaScript and GL state changes, draws into framebuffer objects (render targets,
+// ping-pong simulations), transform feedback, occlusion queries, every context created with
+// preserveDrawingBuffer, and every context the page reads back during a frame.
+// When dropping did change what can be seen (the loop stopped drawing before the run ended, a
+// later frame drew over dropped content without a full clear, the page read the canvas), the
+// page reports `__wm:gl_skip_diverged` once per document and is to be evaluated again without
+// skipping (EvalConfig.skip_hidden_draws), so no verdict depends on it.
+(() => {
+  const clock = window['__WM_CLOCK_KEY__'];
+  // The evaluator writes 'true' or 'false' here (EvalConfig.skip_hidden_draws); left as is, it is off.
+  if (!clock || '__WM_SKIP_HIDDEN_DRAWS__' !== 'true' || typeof WebGLRenderingContext !== 'function') return;
+  const GL2 = typeof WebGL2RenderingContext === 'function' ? WebGL2RenderingContext : null;
+  const COLOR = 0x4000, DEPTH = 0x100, STENCIL = 0x400, SCISSOR_TEST = 0x0C11, RASTERIZER_DISCARD = 0x8C89;
+  const FRAMEBUFFER = 0x8D40, READ_FRAMEBUFFER = 0x8CA8, DRAW_FRAMEBUFFER = 0x8CA9;
+  const FRONT = 0x404, BACK = 0x405, FRONT_AND_BACK = 0x408;
+  const SAMPLE_QUERIES = [0x8C2F, 0x8D6A, 0x8C88]; // any samples passed (+conservative), TF primitives
+
+  // One registry per top document, shared by its same-origin frames (they share its clock).
+  const shared = clock.glShared || (() => {
+    const report = console.debug.bind(console);
+    const s = { states: new WeakMap(), canvases: new WeakMap(), owners: new WeakMap(), deleted: new WeakSet(), pending: new Set(), reported: false };
+    s.diverge = (st, why) => {
+      st.observed = true; // this context is not skipped again in this document
+      st.pending = false;
+      s.pending.delete(st);
+      clock.gl.diverged += 1;
+      if (!s.reported) { s.reported = true; report('__wm:gl_skip_diverged', why); }
+    };
+    // Dropped content still not erased when the run ends is what a screenshot would show.
+    clock.runEnd.push(() => { for (const st of s.pending) s.diverge(st, 'stale'); });
+    clock.glShared = s;
+    return s;
+  })();
+
+  const fresh = () => ({
+    drawFb: null, readFb: null, scissor: false, discard: false, color: true, depthMask: true,
+    stencilFront: 0xff, stencilBack: 0xff, backOff: false, tf: false, queries: 0,
+    observed: false, frame: -1, skip: false, pending: false,
+  });
+  const fullClear = (st, bits) => bits !== -1 && (bits & COLOR) !== 0 && !st.scissor && !st.discard && st.color && !st.backOff
+    && (!st.depth || ((bits & DEPTH) !== 0 && st.depthMask))
+    && (!st.stencil || ((bits & STENCIL) !== 0 && (st.stencilFront & 0xff) === 0xff && (st.stencilBack & 0xff) === 0xff));
+
+  // A write to the current draw framebuffer; `bits` is the clear mask, -1 for a draw. True: drop it.
+  const dropWrite = (st, bits) => {
+    if (st.drawFb !== null) return false;
+    const frame = clock.hiddenFrame();
+    if (frame >= 0 && !st.observed && !st.tf && st.queries === 0) {
+      if (st.frame !== frame) { st.frame = frame; st.skip = fullClear(st, bits); } // the frame's first write decides
+      if (st.skip) {
+        if (!st.pending) { st.pending = true; shared.pending.add(st); }
+        clock.gl.skipped += 1;
+        return true;
+      }
+    }
+    if (st.pending) {
+      if (fullClear(st, bits)) { st.pending = false; shared.pending.delete(st); }
+      else if (bits !== -1 || !st.discard) shared.diverge(st, 'drawn over');
+    }
+    return false;
+  };
+  const onRead = (st) => {
+    if (!st) return;
+    if (clock.hiddenFrame() >= 0) st.observed = true; // read during frames: keep drawing it
+    if (st.pending) shared.diverge(st, 'read');
+  };
+
+  const wrap = (proto, name, make) => {
+    const d = proto && Object.getOwnPropertyDescriptor(proto, name);
+    if (!d || typeof d.value !== 'function') return;
+    const fn = make(d.value);
+    Object.defineProperty(fn, 'name', { value: name });
+    Object.defineProperty(fn, 'length', { value: d.value.length });
+    Object.defineProperty(proto, name, Object.assign({}, d, { value: fn }));
+  };
+  const state = (ctx) => shared.states.get(ctx);
+  const draw = (native) => function () { const st = state(this); if (st && dropWrite(st, -1)) return undefined; return native.apply(this, arguments); };
+  // Runs the call, then updates the tracked state of an eligible context.
+  const track = (update) => (native) => function () {
+    const out = native.apply(this, arguments);
+    const st = state(this);
+    if (st) update(st, arguments, this);
+    return out;
+  };
+  const readsCanvasArg = (native) => function () {
+    for (let i = 0; i < arguments.length; i++) onRead(shared.canvases.get(arguments[i]));
+    return native.apply(this, arguments);
+  };
+
+  for (const proto of [WebGLRenderingContext.prototype, GL2 && GL2.prototype]) {
+    if (!proto) continue;
+    const gl2 = GL2 !== null && proto === GL2.prototype;
+    for (const name of ['drawArrays', 'drawElements', 'drawArraysInstanced', 'drawElementsInstanced', 'drawRangeElements',
+      'clearBufferfv', 'clearBufferiv', 'clearBufferuiv', 'clearBufferfi']) wrap(proto, name, draw);
+    wrap(proto, 'clear', (native) => function clear(mask) {
+      const st = state(this);
+      if (st && dropWrite(st, Number(mask) >>> 0)) return undefined;
+      return native.apply(this, arguments);
+    });
+    wrap(proto, 'blitFramebuffer', (native) => function () {
+      const st = state(this);
+      if (st && st.readFb === null) onRead(st);
+      if (st && dropWrite(st, -1)) return undefined;
+      return native.apply(this, arguments);
+    });
+    for (const name of ['readPixels', 'copyTexImage2D', 'copyTexSubImage2D', 'copyTexSubImage3D']) {
+      wrap(proto, name, (native) => function () { const st = state(this); if (st && st.readFb === null) onRead(st); return native.apply(this, arguments); });
+    }
+    for (const name of ['texImage2D', 'texSubImage2D', 'texImage3D', 'texSubImage3D']) wrap(proto, name, readsCanvasArg);
+    const setCap = (on) => track((st, [cap]) => {
+      if (cap === SCISSOR_TEST) st.scissor = on;
+      else if (cap === RASTERIZER_DISCARD && gl2) st.discard = on;
+    });
+    wrap(proto, 'enable', setCap(true));
+    wrap(proto, 'disable', setCap(false));
+    wrap(proto, 'colorMask', track((st, a) => { st.color = !!(a[0] && a[1] && a[2] && a[3]); }));
+    wrap(proto, 'depthMask', track((st, a) => { st.depthMask = !!a[0]; }));
+    wrap(proto, 'stencilMask', track((st, a) => { st.stencilFront = st.stencilBack = Number(a[0]) >>> 0; }));
+    wrap(proto, 'stencilMaskSeparate', track((st, [face, mask]) => {
+      if (face === FRONT || face === FRONT_AND_BACK) st.stencilFront = Number(mask) >>> 0;
+      if (face === BACK || face === FRONT_AND_BACK) st.stencilBack = Number(mask) >>> 0;
+    }));
+    wrap(proto, 'bindFramebuffer', track((st, [target, fb]) => {
+      fb = fb || null;
+      if (fb !== null && shared.deleted.has(fb)) return; // an error: the binding stays
+      if (target === FRAMEBUFFER) st.drawFb = st.readFb = fb;
+      else if (gl2 && target === DRAW_FRAMEBUFFER) st.drawFb = fb;
+      else if (gl2 && target === READ_FRAMEBUFFER) st.readFb = fb;
+    }));
+    wrap(proto, 'deleteFramebuffer', (native) => function (fb) {
+      const st = state(this);
+      if (fb && typeof fb === 'object') {
+        shared.deleted.add(fb);
+        if (st && st.drawFb === fb) st.drawFb = null; // deleting a bound framebuffer unbinds it
+        if (st && st.readFb === fb) st.readFb = null;
+      }
+      return native.apply(this, arguments);
+    });
+    wrap(proto, 'drawBuffers', track((st, [bufs]) => { if (st.drawFb === null && bufs && bufs.length === 1) st.backOff = bufs[0] === 0; }));
+    wrap(proto, 'beginTransformFeedback', track((st) => { st.tf = true; }));
+    wrap(proto, 'endTransformFeedback', track((st) => { st.tf = false; }));
+    wrap(proto, 'beginQuery', track((st, [target]) => { if (SAMPLE_QUERIES.includes(target)) st.queries += 1; }));
+    wrap(proto, 'endQuery', track((st, [target]) => { if (SAMPLE_QUERIES.includes(target)) st.queries = Math.max(0, st.queries - 1); }));
+    // Extension draw calls (instancing, multi-draw) run on the extension object: find its context.
+    wrap(proto, 'getExtension', (native) => function getExtension() {
+      const ext = native.apply(this, arguments);
+      if (ext && typeof ext === 'object' && state(this)) {
+        shared.owners.set(ext, this);
+        wrapExtension(Object.getPrototypeOf(ext));
+      }
+      return ext;
+    });
+  }
+
+  const wrappedExt = new WeakSet();
+  const EXT_DRAW = /^(multiDraw|draw)(Arrays|Elements)/;
+  function wrapExtension(proto) {
+    if (!proto || wrappedExt.has(proto)) return;
+    wrappedExt.add(proto);
+    for (const name of Object.getOwnPropertyNames(proto)) {
+      if (EXT_DRAW.test(name)) {
+        wrap(proto, name, (native) => function () {
+          const st = state(shared.owners.get(this));
+          if (st && dropWrite(st, -1)) return undefined;
+          return native.apply(this, arguments);
+        });
+      } else if (name === 'drawBuffersWEBGL') {
+        wrap(proto, name, (native) => function (bufs) {
+          const st = state(shared.owners.get(this));
+          if (st && st.drawFb === null && bufs && bufs.length === 1) st.backOff = bufs[0] === 0;
+          return native.apply(this, arguments);
+        });
+      } else if (/^colorMaski/.test(name)) {
+        wrap(proto, name, (native) => function () {
+          const st = state(shared.owners.get(this));
+          if (st && !(arguments[1] && arguments[2] && arguments[3] && arguments[4])) st.color = false; // per-buffer masks: stop trusting clears
+          return native.apply(this, arguments);
+        });
+      }
+    }
+  }
+
+  // Reads of a WebGL canvas from outside its context.
+  const canvasRead = (native) => function () { onRead(shared.canvases.get(this)); return native.apply(this, arguments); };
+  wrap(HTMLCanvasElement.prototype, 'toDataURL', canvasRead);
+  wrap(HTMLCanvasElement.prototype, 'toBlob', canvasRead);
+  wrap(HTMLCanvasElement.prototype, 'captureStream', (native) => function () {
+    const st = shared.canvases.get(this);
+    if (st) { onRead(st); st.observed = true; } // a stream sees every frame
+    return native.apply(this, arguments);
+  });
+  for (const cls of ['CanvasRenderingContext2D', 'OffscreenCanvasRenderingContext2D']) {
+    if (typeof window[cls] !== 'function') continue;
+    wrap(window[cls].prototype, 'drawImage', readsCanvasArg);
+    wrap(window[cls].prototype, 'createPattern', readsCanvasArg);
+  }
+  if (typeof window.createImageBitmap === 'function') {
+    const nativeBitmap = window.createImageBitmap;
+    Object.defineProperty(window, 'createImageBitmap', {
+      configurable: true, writable: true, enumerable: true,
+      value: function createImageBitmap(source) { onRead(shared.canvases.get(source)); return nativeBitmap.apply(this, arguments); },
+    });
+  }
+
+  // Contexts with preserveDrawingBuffer keep every frame's pixels: they are never skipped.
+  const nativeGetContext = HTMLCanvasElement.prototype.getContext;
+  const isGl = (ctx) => ctx instanceof WebGLRenderingContext || (GL2 !== null && ctx instanceof GL2);
+  const seen = new WeakSet();
+  wrap(HTMLCanvasElement.prototype, 'getContext', () => function getContext() {
+    const ctx = nativeGetContext.apply(this, arguments);
+    if (ctx && typeof ctx === 'object' && !seen.has(ctx) && isGl(ctx)) {
+      seen.add(ctx);
+      const attrs = ctx.getContextAttributes();
+      if (attrs && !attrs.preserveDrawingBuffer) {
+        const st = Object.assign(fresh(), { depth: !!attrs.depth, stencil: !!attrs.stencil });
+        shared.states.set(ctx, st);
+        shared.canvases.set(this, st);
+        // A restored context starts from default GL state.
+        this.addEventListener('webglcontextrestored', () => Object.assign(st, fresh(), { observed: st.observed }));
+      }
+    }
+    return ctx;
+  });
 })();
