@@ -130,6 +130,9 @@ class EvalConfig(_Frozen):
     cdn_dir: str | None = None  # None: WEBMEND_CDN_DIR or ~/.cache/webmend/cdn
     virtual_time: bool = True  # off only for the benchmark baseline
     reuse_browser: bool = True  # off only for the benchmark baseline: a browser per page
+    # WebGL frames nobody can see are not rendered (clock.js); a page where that changed what
+    # could be seen reports it and is evaluated again with this off, so verdicts never depend on it.
+    skip_hidden_draws: bool = True
     min_page_chars: int = 40
     probe_controls: int = Field(default=8, description="controls clicked by the probe when no tests exist")
     experience: Experience = Experience()
