@@ -101,6 +101,7 @@ class Experience(_Frozen):
     layer3: Literal["auto", "always", "never"] = "auto"
     play_budget_ms: int = 30_000  # page time played in layer 3 at most (it stops at game over) ...
     play_idle_stop_ms: int = 6_000  # ... or after this long when play changed no game state, DOM or position
+    multi_step_budget_ms: int = 6_000  # a multi-step UI (not a game) is clicked through this long
     play_step_ms: int = 200  # one action per step
     start_wait_ms: int = 600  # page time after each start attempt
     max_keyframes: int = 12

@@ -94,6 +94,12 @@ class PageSession:
         self.page = await self.context.new_page()
         self._wire_events(self.page)
         self.cdp = await self.context.new_cdp_session(self.page)
+        if cfg.virtual_time:
+            # Freeze every document timeline of this tab (it persists across navigations): CSS
+            # animations and transitions never move in real time, only when probes.js seeks them
+            # to page time. Without it, a short transition started by a hover could finish in real
+            # time before the next sync saw it, so a loaded machine saw a different frame.
+            await self.cdp.send("Animation.setPlaybackRate", {"playbackRate": 0})
         self.crashed = False
 
     async def load(self, index: int | str) -> None:

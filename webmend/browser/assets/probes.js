@@ -320,4 +320,11 @@ var __wm = (() => {
 // The page clock (clock.js, main world) announces each step it ran; the DOM is shared between
 // worlds, so CSS animations are seeked here in the same evaluation, without a second round trip.
 document.addEventListener('__WM_CLOCK_KEY__:sync', (e) => { if (typeof e.detail === 'number') __wm.sync(e.detail); });
+// The text caret blinks in real time, so a screenshot could catch it on or off: hide it (as
+// Playwright's screenshots do), through a stylesheet the page's own style sheets do not list.
+try {
+  const noCaret = new CSSStyleSheet();
+  noCaret.replaceSync('*, *::before, *::after { caret-color: transparent !important; }');
+  document.adoptedStyleSheets = [...document.adoptedStyleSheets, noCaret];
+} catch (e) { /* no document yet */ }
 true;

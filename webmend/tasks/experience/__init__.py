@@ -13,7 +13,7 @@ import logging
 from webmend.browser.session import PageCrashed, PageHung, PageSession
 from webmend.browser.tamper import find_tampering
 from webmend.tasks.experience import state
-from webmend.tasks.experience.gating import decide_layer3
+from webmend.tasks.experience.gating import decide_layer3, game_like
 from webmend.tasks.experience.play import play
 from webmend.tasks.experience.trace import Keyframe, Trace
 from webmend.tasks.experience.use import use
@@ -53,7 +53,7 @@ async def run_experience(s: PageSession) -> tuple[dict, dict, list[Keyframe]]:
         run3, why["3"] = decide_layer3(ev, s.cfg.experience.layer3)
         if run3 and not ev["load_hang"]:
             layers.append(3)
-            ev["play"] = await play(s, tr, ev, s.cfg.sandbox.seed)
+            ev["play"] = await play(s, tr, ev, s.cfg.sandbox.seed, game=game_like(why["3"]))
     except PageCrashed as exc:
         ev["crashed"] = True
         ev["crash_during"] = str(exc)

@@ -8,6 +8,7 @@ from __future__ import annotations
 from webmend.tasks.experience.state import START_PROMPT
 
 MIN_LOOP_FPS = 20.0
+MOVEMENT_KEYS = {"ArrowLeft", "ArrowRight", "ArrowUp", "ArrowDown", "KeyW", "KeyA", "KeyS", "KeyD", "Space"}
 
 
 def layer3_reasons(ev: dict) -> list[str]:
@@ -16,8 +17,10 @@ def layer3_reasons(ev: dict) -> list[str]:
     motion = ev.get("motion") or {}
     if canvases and ((motion.get("fps_max") or 0) >= MIN_LOOP_FPS or motion.get("animating")):
         why.append("canvas with an animation loop")
-    if ev.get("keyboard_listeners") and canvases:
-        why.append("keyboard-driven play")  # keys on a DOM app are shortcuts, not play
+    moves = set(ev.get("keys_responsive") or []) & MOVEMENT_KEYS
+    if ev.get("keyboard_listeners") and (canvases or moves):
+        # Keys on a DOM app (Enter, Escape) are shortcuts; arrows, WASD or Space that do something are play.
+        why.append("keyboard-driven play")
     found = ev.get("state_roles") or {}
     if found.get("score") or found.get("lives") or found.get("over"):
         why.append("game state variables")

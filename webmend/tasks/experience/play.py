@@ -82,8 +82,9 @@ def moved(a: Observation, b: Observation) -> bool:
     return a.sig != b.sig or any(a.flat.get(k) != v for k, v in b.flat.items() if isinstance(v, (int, float)) and not isinstance(v, bool))
 
 
-async def play(s: PageSession, tr: Trace, ev: dict, seed: int) -> dict:
-    x = s.cfg.experience
+async def play(s: PageSession, tr: Trace, ev: dict, seed: int, game: bool = True) -> dict:
+    """The rollout. For a page that looked like a game it first finds how to start it; a
+    multi-step UI (game=False) has nothing to start, so play begins at once."""
     tr.doc = "play"
     errors0 = s.shared.events.page_error_count
     await s.load("play")
@@ -91,13 +92,18 @@ async def play(s: PageSession, tr: Trace, ev: dict, seed: int) -> dict:
     start = await ro.observe(s)
     out = {"state_names": len(ro.names), "roles": state.roles(start.flat), "start_action": None, "steps": 0}
     tr.add(s, 3, "load", target="play document", change=None, globals=len(ro.names), roles={k: v[:4] for k, v in out["roles"].items() if v})
-    started, first = await _start(s, tr, ro, ev, start, out)
+    if game:
+        started, first = await _start(s, tr, ro, ev, start, out)
+    else:
+        started, first = True, start
+        out.update(start_action="none (a multi-step UI)", started_at_ms=start.page_ms)
     if not started:
         out["outcome"] = "did_not_start"
         await tr.keyframe(s, 3, "no start action made anything happen", len(tr.events) - 1)
         return out
     await tr.keyframe(s, 3, f"started by {out['start_action']}", len(tr.events) - 1)
-    await _rollout(s, tr, ro, ev, first, out, random.Random(seed))
+    budget = s.cfg.experience.play_budget_ms if game else s.cfg.experience.multi_step_budget_ms
+    await _rollout(s, tr, ro, ev, first, out, random.Random(seed), budget)
     _outcome(out, s, errors0)
     return out
 
@@ -186,10 +192,11 @@ def _point(rng: random.Random, target: dict) -> dict:
             "y": target["y"] + (rng.random() - 0.5) * target["height"] * 0.8}
 
 
-async def _rollout(s: PageSession, tr: Trace, ro: Rollout, ev: dict, first: Observation, out: dict, rng: random.Random) -> Observation:
+async def _rollout(s: PageSession, tr: Trace, ro: Rollout, ev: dict, first: Observation, out: dict,
+                   rng: random.Random, budget_ms: int) -> Observation:
     x = s.cfg.experience
     prev = first
-    steps = x.play_budget_ms // x.play_step_ms
+    steps = budget_ms // x.play_step_ms
     acts = await _actions(s, ev)
     out["actions"] = sorted({a for a, _ in acts})
     taken: list[str] = []
