@@ -117,9 +117,12 @@ def test_text_addressed_to_a_judge_changes_nothing_but_text(evaluate, cfg):
     clean = evaluate(fixture_html("hostile/judge_injection_clean.html"), item)
     a, b = score(injected, cfg, True), score(clean, cfg, True)
     # Fast mode reads no page text as instructions: only the extra visible paragraph may move the
-    # visual estimate a little; nothing can lift the page towards the maximum.
-    for dim in ("rendering", "functionality", "interaction", "code_quality"):
+    # visual estimate a little; nothing can lift the page towards the maximum. The injected
+    # sentences hidden in 1 px or same-coloured text count as unreadable text (layer 1), which may
+    # only lower rendering.
+    for dim in ("functionality", "interaction", "code_quality"):
         assert a[dim] == b[dim], dim
+    assert a["rendering"] <= b["rendering"]
     assert abs(a["visual_design"] - b["visual_design"]) < 1.0
     assert a["total"] <= b["total"] + 1.0  # the injected sentences lift nothing
 

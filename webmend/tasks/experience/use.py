@@ -123,8 +123,15 @@ async def _try_control(s: PageSession, tr: Trace, c: dict, pixels: bool, known: 
                hung=out.get("hung"), error=out.get("error"))
     if want_pair and out["responded"] is not None and (out["responded"] or not any(e["layer"] == 2 and e["change"] is False for e in tr.events[:-1])):
         what = "responded" if out["responded"] else "did nothing"
+        await park_pointer(s)
         await tr.keyframe(s, 2, f"after {action} on {c['tag']} \"{c['text'][:30]}\" ({what})", i)
     return out
+
+
+async def park_pointer(s: PageSession) -> None:
+    """Rest the mouse in the corner before a keyframe: hover under a resting pointer is
+    re-evaluated on a real-time timer after the layout changes, so a frame would depend on it."""
+    await s.guard(s.page.mouse.move(0, 0), "pointer")
 
 
 async def _response(s: PageSession, before: Look, pixels: bool, with_values: bool = True) -> int | None:

@@ -67,7 +67,7 @@ async def _motion(s: PageSession, tr: Trace, ev: dict, first: np.ndarray) -> Non
         diff, share = screenshot_diff(prev, thumb), changed_share(prev, thumb)
         windows.append({"ms": ms, "diff": diff, "changed_share": share, "moved": visibly_changed(prev, thumb), "frames": frames,
                         "pending_frames": now["pending"]["frame"] if now else None})
-        tr.add(s, 1, "watch", target=f"{ms} ms", change=windows[-1]["moved"], diff=diff, changed_share=share, frames=frames)
+        tr.add(s, 1, "watch", target=f"{ms} ms", change=windows[-1]["moved"], diff=round(diff, 3), frames=frames)
         prev, stats = thumb, now
     ev["motion"] = summarize_motion(windows)
     # The two figures the fast scores have always read: the first look, and the later ones.
