@@ -286,3 +286,19 @@ def test_context_attributes_decide_what_a_full_clear_is(worker, cfg, monkeypatch
     skipped = on[1]["gl"]["skipped"]
     assert (skipped == 0) if "stencil" in attrs else (skipped > 0)
     assert np.array_equal(on[0], off[0])
+
+
+def test_queued_frames_show_up_as_gpu_process_cpu(worker, cfg, monkeypatch):
+    """A clock step only queues WebGL work; the GPU process renders it afterwards, and
+    launch.gpu_process_cpu_s sees that work (a wait on it is not a stuck page script)."""
+    from webmend.browser.launch import gpu_process_cpu_s
+
+    before = gpu_process_cpu_s()
+
+    async def steps(s):
+        await s.advance(2000)
+        return [(await _look(s))[1]]
+
+    _drive(worker, cfg, gl_page(LOOP), steps, False, monkeypatch)
+    assert gpu_process_cpu_s() > before
+    assert gpu_process_cpu_s(root=1 << 22) == 0.0  # above pid_max: no such process, no descendants

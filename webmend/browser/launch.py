@@ -145,3 +145,42 @@ PROFILES = {"raster": ("--disable-gpu-compositing",), "gl": ()}
 
 def launch_args(js_heap_mb: int, profile: str = "raster") -> list[str]:
     return [*OFFLINE_FLAGS, *PROFILES[profile], f"--js-flags=--max-old-space-size={js_heap_mb}"]
+
+
+def gpu_process_cpu_s(root: int | None = None) -> float:
+    """CPU seconds used so far by the GPU processes of the Chromiums that `root` (this process by
+    default) started, read from /proc.
+
+    WebGL commands are queued: a clock step returns once the page's JavaScript has run, and the
+    GPU process renders the queued frames afterwards (SwiftShader: up to a quarter of a CPU second
+    per frame of a three.js scene). A browser call that outlasts its wall cap while this figure
+    keeps growing is waiting for that rendering, not for a stuck page script.
+    """
+    root = os.getpid() if root is None else root
+    tick = os.sysconf("SC_CLK_TCK")
+    parents: dict[int, int] = {}
+    cpu: dict[int, float] = {}
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            fields = stat.read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        pid = int(stat.parent.name)
+        parents[pid] = int(fields[1])
+        cpu[pid] = (int(fields[11]) + int(fields[12])) / tick
+    total = 0.0
+    for pid, used in cpu.items():
+        p, hops = parents.get(pid, 0), 0
+        while p not in (0, 1, root) and hops < 64:
+            p, hops = parents.get(p, 0), hops + 1
+        if p == root and _is_gpu_process(pid):
+            total += used
+    return total
+
+
+def _is_gpu_process(pid: int) -> bool:
+    try:
+        # Zygote children rewrite their command line into one space-separated string.
+        return b"--type=gpu-process" in Path(f"/proc/{pid}/cmdline").read_bytes()
+    except OSError:
+        return False
