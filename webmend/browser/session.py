@@ -86,6 +86,7 @@ class PageSession:
         init = init.replace("__WM_MAX_WORKERS__", str(cfg.limits.max_workers))
         if cfg.virtual_time:
             clock = _CLOCK_JS.replace("__WM_CLOCK_KEY__", CLOCK_KEY)
+            clock = clock.replace("__WM_SKIP_HIDDEN_DRAWS__", "true" if cfg.skip_hidden_draws else "false")
             init = clock.replace("__WM_START_MS__", str(int(cfg.sandbox.start_time_ms))) + init
         init += "\n" + _OBSERVE_JS
         await self.context.add_init_script(script=init)

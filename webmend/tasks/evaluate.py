@@ -83,6 +83,10 @@ def _run_once(worker: BrowserWorker, html: str, cfg: EvalConfig, cases: list, sc
     if profile == "raster" and result["events"]["webgl_documents"]:
         log.info("page uses WebGL at run time; evaluating it again in the gl browser")
         return _run_once(worker, html, cfg, cases, scale, "gl")
+    if cfg.skip_hidden_draws and result["events"]["contained"].get("gl_skip_diverged"):
+        # Skipping hidden WebGL frames changed what could be seen (clock.js): render every frame.
+        log.info("hidden-frame skipping diverged on this page; evaluating it again with every frame drawn")
+        return _run_once(worker, html, cfg.model_copy(update={"skip_hidden_draws": False}), cases, scale, profile)
     return result
 
 
