@@ -8,20 +8,16 @@ come from a generator seeded by the sandbox seed, so a rollout replays identical
 
 from __future__ import annotations
 
-import logging
 import random
 import re
 from dataclasses import dataclass
 
-from webmend.browser.session import PageCrashed, PageHung, PageSession
+from webmend.browser.session import PageHung, PageSession
 from webmend.tasks.experience import state
 from webmend.tasks.experience.trace import Trace
 from webmend.tasks.keys import normalize_key
 from webmend.tasks.similarity import screenshot_diff, visibly_changed
 
-log = logging.getLogger(__name__)
-
-CHANGE_EPS = 0.01
 START_TEXT = re.compile(r"\b(start|play|begin|new game|restart)\b", re.I)
 PLAY_KEYS = ("ArrowLeft", "ArrowRight", "ArrowUp", "ArrowDown", "Space")
 # Controls a player does not press while playing: they stop, reset or leave the game.

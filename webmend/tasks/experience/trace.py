@@ -7,11 +7,7 @@ within per-layer slots, so the decisive moments of every layer fit under the ove
 
 from __future__ import annotations
 
-import logging
 from dataclasses import dataclass, field
-
-log = logging.getLogger(__name__)
-
 
 @dataclass
 class Keyframe:

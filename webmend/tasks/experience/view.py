@@ -10,7 +10,6 @@ from webmend.config import Viewport
 from webmend.tasks.experience.trace import Trace
 from webmend.tasks.similarity import changed_share, is_blank, screenshot_diff, visibly_changed
 
-CHANGE_EPS = 0.01  # screenshot diff above this counts as a visible change
 LOOP_FPS = 20.0  # a frame loop at least this fast that stops requesting frames has stalled
 
 
