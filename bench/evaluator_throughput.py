@@ -31,6 +31,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+from webmend.browser.launch import process_tree_cpu  # noqa: E402
 from webmend.config import EvalConfig  # noqa: E402
 from webmend.tasks.inputs import iter_pages, load_items  # noqa: E402
 from webmend.tasks.run import iter_records, run_evaluation  # noqa: E402
@@ -82,24 +83,8 @@ class TreeCpu:
         self._own = time.thread_time() - start
 
     def _sample(self) -> None:
-        tick = os.sysconf("SC_CLK_TCK")
-        parents: dict[int, int] = {}
-        cpu: dict[int, float] = {}
-        for stat in Path("/proc").glob("[0-9]*/stat"):
-            try:
-                fields = stat.read_text().rsplit(")", 1)[1].split()
-            except OSError:
-                continue
-            pid = int(stat.parent.name)
-            parents[pid] = int(fields[1])
-            cpu[pid] = (int(fields[11]) + int(fields[12])) / tick
-        me = os.getpid()
-        for pid, value in cpu.items():
-            p, hops = pid, 0
-            while p not in (0, 1, me) and hops < 64:
-                p, hops = parents.get(p, 0), hops + 1
-            if p == me or pid == me:
-                self._peak[pid] = max(self._peak.get(pid, 0.0), value)
+        for pid, value in process_tree_cpu().items():
+            self._peak[pid] = max(self._peak.get(pid, 0.0), value)
 
 
 def run(paths: list[Path], items: dict, cfg: EvalConfig, workers: int) -> dict:

@@ -147,6 +147,31 @@ def launch_args(js_heap_mb: int, profile: str = "raster") -> list[str]:
     return [*OFFLINE_FLAGS, *PROFILES[profile], f"--js-flags=--max-old-space-size={js_heap_mb}"]
 
 
+def process_tree_cpu(root: int | None = None) -> dict[int, float]:
+    """CPU seconds used so far by `root` (this process by default) and every process below it,
+    by pid, read from /proc (one scan; processes that vanish mid-scan are skipped)."""
+    root = os.getpid() if root is None else root
+    tick = os.sysconf("SC_CLK_TCK")
+    parents: dict[int, int] = {}
+    cpu: dict[int, float] = {}
+    for path in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            fields = path.read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        pid = int(path.parent.name)
+        parents[pid] = int(fields[1])
+        cpu[pid] = (int(fields[11]) + int(fields[12])) / tick
+    out = {}
+    for pid, used in cpu.items():
+        p, hops = pid, 0
+        while p not in (0, 1, root) and hops < 64:
+            p, hops = parents.get(p, 0), hops + 1
+        if p == root:
+            out[pid] = used
+    return out
+
+
 def gpu_process_cpu_s(root: int | None = None) -> float:
     """CPU seconds used so far by the GPU processes of the Chromiums that `root` (this process by
     default) started, read from /proc.
@@ -156,26 +181,7 @@ def gpu_process_cpu_s(root: int | None = None) -> float:
     per frame of a three.js scene). A browser call that outlasts its wall cap while this figure
     keeps growing is waiting for that rendering, not for a stuck page script.
     """
-    root = os.getpid() if root is None else root
-    tick = os.sysconf("SC_CLK_TCK")
-    parents: dict[int, int] = {}
-    cpu: dict[int, float] = {}
-    for stat in Path("/proc").glob("[0-9]*/stat"):
-        try:
-            fields = stat.read_text().rsplit(")", 1)[1].split()
-        except OSError:
-            continue
-        pid = int(stat.parent.name)
-        parents[pid] = int(fields[1])
-        cpu[pid] = (int(fields[11]) + int(fields[12])) / tick
-    total = 0.0
-    for pid, used in cpu.items():
-        p, hops = parents.get(pid, 0), 0
-        while p not in (0, 1, root) and hops < 64:
-            p, hops = parents.get(p, 0), hops + 1
-        if p == root and _is_gpu_process(pid):
-            total += used
-    return total
+    return sum(used for pid, used in process_tree_cpu(root).items() if _is_gpu_process(pid))
 
 
 def _is_gpu_process(pid: int) -> bool:
