@@ -129,6 +129,9 @@ class EvalConfig(_Frozen):
     budgets: Budgets = Budgets()
     screenshot_change_threshold: float = 0.95
     cdn_dir: str | None = None  # None: WEBMEND_CDN_DIR or ~/.cache/webmend/cdn
+    # Library bodies from a mirror server beside Chromium (webmend.cdn.serve) instead of through
+    # the request route; same bytes, same evidence, far less CPU per fresh document.
+    cdn_server: bool = True
     virtual_time: bool = True  # off only for the benchmark baseline
     reuse_browser: bool = True  # off only for the benchmark baseline: a browser per page
     # WebGL frames nobody can see are not rendered (clock.js); a page where that changed what

@@ -136,3 +136,30 @@ def test_inline_flags_become_js_flags(pattern, expected):
 def test_text_search_is_case_insensitive_and_survives_bad_regex():
     assert py_search("score: \\d+", "SCORE: 12")
     assert py_search("(unclosed", "text (unclosed here")
+
+
+RELOADING = """<!doctype html><html lang="en"><head><title>Reloads</title></head><body>
+<h1 id="h">Loaded <span id="k"></span></h1><button id="again">Reload</button>
+<script>
+const k = Number(sessionStorage.getItem('k') || 0) + 1;
+sessionStorage.setItem('k', k);
+document.getElementById('k').textContent = k;
+document.body.style.background = k > 1 ? '#224' : '#fff';
+document.getElementById('again').addEventListener('click', () => location.reload());
+</script></body></html>"""
+
+
+def test_screenshots_after_the_page_reloads_itself(evaluate):
+    """A reload mid-test replaces the document our isolated world lived in; the next
+    screenshot and probe must follow the new document, not fail on the old context."""
+    item = {"id": "reloads", "test_cases": [case(
+        {"action": "screenshot", "label": "before"},
+        {"action": "assert_visible", "selector": "#again"},
+        {"action": "click", "selector": "#again"},
+        {"action": "wait", "ms": 500},
+        {"action": "wait_for", "selector": "#k", "timeout": 2000},
+        {"action": "assert_screenshot_changed", "threshold": 0.99},
+        {"action": "assert_js_value", "expression": "sessionStorage.getItem('k') === '2'", "expected": True},
+    )]}
+    tests = evaluate(RELOADING, item)["tests"]
+    assert tests[0]["passed"], tests[0]

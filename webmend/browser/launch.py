@@ -13,9 +13,12 @@ import os
 import shutil
 import stat
 import subprocess
+import sys
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
+
+from webmend.cdn.serve import MIRROR_HOST, resolver_rule
 
 log = logging.getLogger(__name__)
 
@@ -34,8 +37,6 @@ OFFLINE_FLAGS = (
     "--disable-breakpad",
     "--mute-audio",
     "--proxy-server=socks5://127.0.0.1:9",  # nothing listens on the discard port
-    "--proxy-bypass-list=<-loopback>",  # loopback goes to the dead proxy too
-    "--host-resolver-rules=MAP * ~NOTFOUND",
     "--force-webrtc-ip-handling-policy=disable_non_proxied_udp",
     "--webrtc-ip-handling-policy=disable_non_proxied_udp",
     "--enable-unsafe-swiftshader",  # WebGL without a GPU
@@ -95,15 +96,28 @@ class Launch:
 
 @functools.lru_cache(maxsize=8)
 def _wrapper(binary: str, netns: bool, drop_to: int | None) -> str:
-    """A tiny launcher: Chromium inside an empty network namespace and/or as an unprivileged user.
+    """A tiny launcher: Chromium inside an empty network namespace and/or as an unprivileged user,
+    with the CDN mirror server (webmend.cdn.serve) beside it in the same namespace.
 
     Playwright talks to Chromium over a pipe, so control keeps working without any network. The
-    profile folder Playwright made (as root) is handed to the user Chromium runs as.
+    profile folder Playwright made (as root) is handed to the user Chromium runs as. The mirror
+    server starts when WEBMEND_MIRROR_PORT is set; the launcher waits (at most 10 s) until it
+    has written its status to WEBMEND_MIRROR_STATUS, so no page can ask it anything too early.
+    The server does not inherit Playwright's pipe (fds 3 and 4): holding it would keep the
+    driver from seeing Chromium exit.
     """
+    package_parent = Path(__file__).resolve().parents[2]
     lines = ["#!/bin/sh"]
-    cmd = 'exec '
     if netns:
-        cmd += "unshare -n -- "
+        lines.append('if [ -z "$WEBMEND_IN_NETNS" ]; then export WEBMEND_IN_NETNS=1; exec unshare -n -- "$0" "$@"; fi')
+    lines += [
+        'if [ -n "$WEBMEND_MIRROR_PORT" ] && [ -n "$WEBMEND_MIRROR_STATUS" ]; then',
+        f'  PYTHONPATH="{package_parent}${{PYTHONPATH:+:$PYTHONPATH}}" "{sys.executable}" -m webmend.cdn.serve'
+        ' --port "$WEBMEND_MIRROR_PORT" --ready "$WEBMEND_MIRROR_STATUS" 3>&- 4>&- </dev/null >/dev/null 2>>"$WEBMEND_MIRROR_STATUS.log" &',
+        '  i=0; while [ ! -s "$WEBMEND_MIRROR_STATUS" ] && [ $i -lt 200 ] && kill -0 $! 2>/dev/null; do sleep 0.05; i=$((i+1)); done',
+        'fi',
+    ]
+    cmd = "exec "
     if drop_to is not None:
         lines.append('for a in "$@"; do case "$a" in --user-data-dir=*) d="${a#--user-data-dir=}";; esac; done')
         lines.append(f'[ -n "$d" ] && chown -R {drop_to}:{drop_to} "$d" && export HOME="$d"')
@@ -132,8 +146,7 @@ def resolve_launch(sandbox) -> Launch:
     if sandbox.chromium_sandbox == "auto" and not chromium_sandbox:
         log.warning("Chromium's own sandbox is unavailable here; running it with --no-sandbox")
     drop_to = sandbox.unprivileged_uid if chromium_sandbox and os.geteuid() == 0 else None
-    executable = _wrapper(binary, isolated, drop_to) if (isolated or drop_to is not None) else binary
-    return Launch(executable, isolated, chromium_sandbox)
+    return Launch(_wrapper(binary, isolated, drop_to), isolated, chromium_sandbox)
 
 
 # Browser profiles. "raster" composites in software: a screenshot costs ~0.04 s instead of
@@ -143,8 +156,19 @@ def resolve_launch(sandbox) -> Launch:
 PROFILES = {"raster": ("--disable-gpu-compositing",), "gl": ()}
 
 
-def launch_args(js_heap_mb: int, profile: str = "raster") -> list[str]:
-    return [*OFFLINE_FLAGS, *PROFILES[profile], f"--js-flags=--max-old-space-size={js_heap_mb}"]
+def launch_args(js_heap_mb: int, profile: str = "raster", mirror_port: int | None = None) -> list[str]:
+    """Chromium's flags. The resolver knows no host (and loopback goes to the dead proxy), except
+    the CDN mirror server's name when one runs beside this browser (webmend.cdn.serve)."""
+    rules, bypass = "MAP * ~NOTFOUND", "<-loopback>"
+    if mirror_port is not None:
+        rules, bypass = f"{resolver_rule(mirror_port)}, {rules}", f"{bypass};{MIRROR_HOST}"
+    args = [*OFFLINE_FLAGS, f"--host-resolver-rules={rules}", f"--proxy-bypass-list={bypass}",
+            *PROFILES[profile], f"--js-flags=--max-old-space-size={js_heap_mb}"]
+    if mirror_port is not None:
+        # Local Network Access would refuse a public page's request to a loopback address; the
+        # mirror endpoint stands in for public CDNs, so it is declared public (and only it).
+        args.append(f"--ip-address-space-overrides=127.0.0.1:{mirror_port}=public")
+    return args
 
 
 def process_tree_cpu(root: int | None = None) -> dict[int, float]:

@@ -12,6 +12,8 @@ import logging
 from dataclasses import dataclass, field
 from urllib.parse import urlsplit
 
+from webmend.cdn.serve import mirror_url
+
 log = logging.getLogger(__name__)
 
 PAGE_HOST = "page.test"
@@ -97,6 +99,9 @@ class RequestPolicy:
         self.log = log_
         self._max_loads = 1 + max_reloads
         self._loads_this_doc = 0
+        # Set per browser (BrowserWorker.mirror_port): library requests are then rewritten to
+        # the mirror server beside Chromium instead of carrying their bodies through this route.
+        self.mirror_port: int | None = None
 
     def start_document(self) -> None:
         """Called before each fresh load of the page (one per test case)."""
@@ -115,7 +120,11 @@ class RequestPolicy:
                 "served": served.served,
                 "substitution": served.substitution,
             }
-            await route.fulfill(status=200, body=served.body, headers=served.headers())
+            if self.mirror_port is not None:
+                # The page still sees its own URL; only the bytes take the socket instead.
+                await route.continue_(url=mirror_url(self.mirror_port, url))
+            else:
+                await route.fulfill(status=200, body=served.body, headers=served.headers())
             return
         if _looks_like_cdn(url):
             self.log.cdn_misses.append(redact_url(url))

@@ -80,6 +80,9 @@ class PageSession:
             accept_downloads=False,
             service_workers="block",
             java_script_enabled=True,
+            # The CDN mirror server's throwaway certificate (webmend.cdn.serve); there is no
+            # other network to be fooled on.
+            ignore_https_errors=self.shared.policy.mirror_port is not None,
         )
         init = _INIT_JS.replace("__WM_SEED__", str(cfg.sandbox.seed))
         init = init.replace("__WM_CONSOLE_CAP__", str(cfg.limits.max_console_calls))
@@ -294,20 +297,7 @@ class PageSession:
     async def iso(self, expression: str):
         """Evaluate in our isolated world (probes.js is installed on first use per document)."""
         for attempt in range(2):
-            try:
-                if self._world is None:
-                    await self._make_world()
-                res = await self.guard(
-                    self.cdp.send("Runtime.evaluate", {"expression": expression, "contextId": self._world, "returnByValue": True}),
-                    "probe",
-                )
-            except (PageHung, PageCrashed):
-                raise
-            except Exception as exc:
-                if attempt == 0 and "context" in str(exc).lower():
-                    self._world = self._frame_id = None  # a navigation replaced the document
-                    continue
-                raise
+            res = await self.world_eval({"expression": expression, "returnByValue": True}, "probe")
             if "exceptionDetails" in res:
                 text = res["exceptionDetails"].get("exception", {}).get("description") or res["exceptionDetails"].get("text")
                 if attempt == 0 and "__wm" in str(text):
@@ -316,6 +306,24 @@ class PageSession:
                 raise RuntimeError(f"probe failed: {text}")
             return res["result"].get("value")
         return None
+
+    async def world_eval(self, params: dict, what: str = "probe") -> dict:
+        """Runtime.evaluate in our isolated world. A navigation the page made since the world
+        was created (a reload, a form post) leaves a stale context id: then once more in a
+        world made for the new document."""
+        for attempt in range(2):
+            try:
+                if self._world is None:
+                    await self._make_world()
+                return await self.guard(self.cdp.send("Runtime.evaluate", {**params, "contextId": self._world}), what)
+            except (PageHung, PageCrashed):
+                raise
+            except Exception as exc:
+                if attempt == 0 and "context" in str(exc).lower():
+                    self._world = self._frame_id = None
+                    continue
+                raise
+        raise AssertionError("unreachable")
 
     async def world(self) -> int:
         """The isolated world's execution context id (created on first use per document)."""
@@ -376,14 +384,9 @@ class PageSession:
     async def _settle_frames(self) -> None:
         """Let two real frames pass (the isolated world's rAF is not faked), so paused
         animations and the latest canvas contents have reached the compositor."""
-        if self._world is None:
-            await self.iso("0")
-        await self.guard(
-            self.cdp.send("Runtime.evaluate", {
-                "expression": "new Promise(r => requestAnimationFrame(() => requestAnimationFrame(r)))",
-                "contextId": self._world, "awaitPromise": True}),
-            "frame",
-        )
+        await self.world_eval(
+            {"expression": "new Promise(r => requestAnimationFrame(() => requestAnimationFrame(r)))", "awaitPromise": True},
+            "frame")
 
     async def _capture(self, params: dict) -> dict:
         # A capture can fail transiently while the renderer is busy (e.g. a dialog was open).

@@ -11,11 +11,13 @@ import asyncio
 import concurrent.futures
 import logging
 import threading
+import weakref
 from importlib.metadata import version
 
 from playwright.async_api import async_playwright
 
 from webmend.browser.launch import PROFILES, launch_args, resolve_launch
+from webmend.browser.mirror import MirrorServer
 from webmend.config import EvalConfig
 
 log = logging.getLogger(__name__)
@@ -38,10 +40,16 @@ class BrowserWorker:
         self._thread.start()
         self._pw = None
         self._browsers: dict[str, object] = {}  # profile -> Browser, launched on first use
+        self._mirror_ports: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()  # Browser -> its CDN mirror server's port
         self.isolated_network = False
         self.chromium_sandbox = False
         self.browser_version = ""
         self.launches = 0
+
+    def mirror_port(self, browser) -> int | None:
+        """The port of the CDN mirror server running beside `browser`, None when there is none
+        (then library bodies go through the request route)."""
+        return self._mirror_ports.get(browser)
 
     @property
     def playwright_version(self) -> str:
@@ -84,13 +92,16 @@ class BrowserWorker:
         if self._pw is None:
             self._pw = await async_playwright().start()
         how = resolve_launch(self.cfg.sandbox)
+        mirror = MirrorServer.plan(self.cfg)
         browser = self._browsers[profile] = await self._pw.chromium.launch(
             executable_path=how.executable,
-            args=launch_args(self.cfg.limits.js_heap_mb, profile),
+            args=launch_args(self.cfg.limits.js_heap_mb, profile, mirror.port if mirror else None),
             chromium_sandbox=how.chromium_sandbox,
             headless=True,
             timeout=60_000,
+            env=mirror.env() if mirror else None,
         )
+        self._mirror_ports[browser] = mirror.port if mirror and mirror.started() else None
         self.isolated_network = how.isolated_network
         self.chromium_sandbox = how.chromium_sandbox
         self.browser_version = browser.version

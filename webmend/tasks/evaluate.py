@@ -101,6 +101,7 @@ def _run(worker: BrowserWorker, html: str, cfg: EvalConfig, cases: list, scale: 
     shared = PageShared(cfg=cfg, policy=policy, events=events, step_wall_s=cfg.limits.step_wall_s * scale)
 
     async def job(browser):
+        policy.mirror_port = worker.mirror_port(browser)
         session = PageSession(browser, shared)
         try:
             await session.open()

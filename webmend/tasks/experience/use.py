@@ -64,7 +64,7 @@ async def _listeners(s: PageSession, expression: str) -> list[str]:
     if expression == "window":  # the global object cannot be faked by the page
         oid = (await send("Runtime.evaluate", {"expression": "window"}))["result"].get("objectId")
     else:
-        res = await send("Runtime.evaluate", {"expression": expression, "contextId": await s.world()})
+        res = await s.world_eval({"expression": expression}, "listeners")
         node = res.get("result", {}).get("objectId")
         if not node:
             return []
