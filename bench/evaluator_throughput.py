@@ -116,6 +116,10 @@ def run(paths: list[Path], items: dict, cfg: EvalConfig, workers: int) -> dict:
                                   if 3 in (r.get("layers") or [])),
         "keyframes_per_page": round(sum(len(r.get("keyframes") or []) for r in records) / max(1, n), 2),
         "scores": {r["id"]: (r["score"] or {}).get("total") for r in records},
+        # where the time went, page by page (what a profile of the next change should start from)
+        "per_page": {r["id"]: {"elapsed_s": round(r["elapsed_s"], 1), "layers": r.get("layers"),
+                               "layer3_outcome": (r.get("trace_summary") or {}).get("layer3_outcome")}
+                     for r in records},
     }
 
 
@@ -170,9 +174,9 @@ def main() -> None:
         "workers": args.workers,
         "fast": {k: v for k, v in fast.items() if k != "scores"},
         "baseline_subset": [p.stem for p in base_paths] if args.quick else "all",
-        "fast_on_baseline_pages": {k: v for k, v in fast_on_subset.items() if k != "scores"},
-        "baseline": {k: v for k, v in base.items() if k != "scores"},
-        "layers_1_2_only_on_baseline_pages": {k: v for k, v in lean.items() if k != "scores"},
+        "fast_on_baseline_pages": {k: v for k, v in fast_on_subset.items() if k not in ("scores", "per_page")},
+        "baseline": {k: v for k, v in base.items() if k not in ("scores", "per_page")},
+        "layers_1_2_only_on_baseline_pages": {k: v for k, v in lean.items() if k not in ("scores", "per_page")},
         "speedup_pages_per_min": round(fast_on_subset["pages_per_min"] / base["pages_per_min"], 2),
         "cpu_ratio_baseline_over_fast": round(base["cpu_s_per_page"] / fast_on_subset["cpu_s_per_page"], 2),
         "target_pages_per_min": 30,
