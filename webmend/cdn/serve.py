@@ -138,7 +138,9 @@ def serve(port: int, cdn_dir: str | None, ready: str | None) -> None:
         server = ThreadingHTTPServer(("127.0.0.1", port), make_handler(mirror))
         server.daemon_threads = True
         with tempfile.TemporaryDirectory(prefix="webmend-mirror-") as tmp:
-            server.socket = _tls_context(Path(tmp)).wrap_socket(server.socket, server_side=True)
+            # The handshake happens in each connection's own thread, not in the accept loop.
+            server.socket = _tls_context(Path(tmp)).wrap_socket(server.socket, server_side=True,
+                                                                do_handshake_on_connect=False)
     except Exception as exc:  # the launcher then answers library requests through the route
         status = f"failed: {type(exc).__name__}: {exc}"
         server = None
