@@ -1,8 +1,11 @@
 """The CDN mirror server (webmend.cdn.serve): same bytes as the resolver, nothing else, gone
 with its parent; and pages in Chromium get their libraries through it with the same verdicts."""
 
+import base64
+import hashlib
 import http.client
 import os
+import socket
 import ssl
 import subprocess
 import sys
@@ -15,7 +18,7 @@ import pytest
 from cdn_fixtures import mirror  # noqa: F401  (pytest fixtures)
 from webmend.browser.launch import launch_args
 from webmend.browser.mirror import _free_port
-from webmend.cdn.serve import MIRROR_HOST, mirror_url, resolver_rule
+from webmend.cdn.serve import MIRROR_HOST, make_certificate, mirror_url, resolver_rule
 
 ROOT = Path(__file__).resolve().parents[2]
 THREE = "https://cdnjs.cloudflare.com/ajax/libs/three.js/r128/three.min.js"
@@ -69,6 +72,33 @@ def test_launch_flags_name_only_the_mirror_host():
     assert rules == f"--host-resolver-rules=MAP {MIRROR_HOST} 127.0.0.1:4443, MAP * ~NOTFOUND"
     assert f"--proxy-bypass-list=<-loopback>;{MIRROR_HOST}" in args
     assert "--ip-address-space-overrides=127.0.0.1:4443=public" in args
+    assert not any(a.startswith("--ignore-certificate-errors-spki-list") for a in args)
+    pinned = launch_args(512, "raster", 4443, "c2hhMjU2")
+    assert "--ignore-certificate-errors-spki-list=c2hhMjU2" in pinned
+    assert "--ignore-certificate-errors" not in pinned  # only that key is trusted, not every certificate
+
+
+def test_the_pinned_key_is_the_one_the_server_presents(tmp_path, mirror):  # noqa: F811
+    cert, key, spki = make_certificate(tmp_path)
+    port, status = _free_port(), tmp_path / "status"
+    env = {**os.environ, "PYTHONPATH": str(ROOT), "WEBMEND_CDN_DIR": str(mirror.root)}
+    proc = subprocess.Popen([sys.executable, "-m", "webmend.cdn.serve", "--port", str(port), "--ready", str(status),
+                             "--cert", str(cert), "--key", str(key)], env=env)
+    try:
+        assert _wait_for(status) == "ok"
+        ctx = ssl.create_default_context()
+        ctx.check_hostname, ctx.verify_mode = False, ssl.CERT_NONE
+        with socket.create_connection(("127.0.0.1", port), timeout=20) as raw:
+            with ctx.wrap_socket(raw, server_hostname=MIRROR_HOST) as tls:
+                der = tls.getpeercert(binary_form=True)
+    finally:
+        proc.kill()
+        proc.wait()
+    from cryptography import x509
+    from cryptography.hazmat.primitives import serialization
+    pub = x509.load_der_x509_certificate(der).public_key().public_bytes(
+        serialization.Encoding.DER, serialization.PublicFormat.SubjectPublicKeyInfo)
+    assert base64.b64encode(hashlib.sha256(pub).digest()).decode() == spki
 
 
 def test_server_answers_exactly_what_the_resolver_serves(server, mirror):  # noqa: F811

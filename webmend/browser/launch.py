@@ -113,7 +113,8 @@ def _wrapper(binary: str, netns: bool, drop_to: int | None) -> str:
     lines += [
         'if [ -n "$WEBMEND_MIRROR_PORT" ] && [ -n "$WEBMEND_MIRROR_STATUS" ]; then',
         f'  PYTHONPATH="{package_parent}${{PYTHONPATH:+:$PYTHONPATH}}" "{sys.executable}" -m webmend.cdn.serve'
-        ' --port "$WEBMEND_MIRROR_PORT" --ready "$WEBMEND_MIRROR_STATUS" 3>&- 4>&- </dev/null >/dev/null 2>>"$WEBMEND_MIRROR_STATUS.log" &',
+        ' --port "$WEBMEND_MIRROR_PORT" --ready "$WEBMEND_MIRROR_STATUS"'
+        ' ${WEBMEND_MIRROR_CERT:+--cert "$WEBMEND_MIRROR_CERT" --key "$WEBMEND_MIRROR_KEY"} 3>&- 4>&- </dev/null >/dev/null 2>>"$WEBMEND_MIRROR_STATUS.log" &',
         '  i=0; while [ ! -s "$WEBMEND_MIRROR_STATUS" ] && [ $i -lt 200 ] && kill -0 $! 2>/dev/null; do sleep 0.05; i=$((i+1)); done',
         'fi',
     ]
@@ -156,7 +157,8 @@ def resolve_launch(sandbox) -> Launch:
 PROFILES = {"raster": ("--disable-gpu-compositing",), "gl": ()}
 
 
-def launch_args(js_heap_mb: int, profile: str = "raster", mirror_port: int | None = None) -> list[str]:
+def launch_args(js_heap_mb: int, profile: str = "raster", mirror_port: int | None = None,
+                mirror_spki: str | None = None) -> list[str]:
     """Chromium's flags. The resolver knows no host (and loopback goes to the dead proxy), except
     the CDN mirror server's name when one runs beside this browser (webmend.cdn.serve)."""
     rules, bypass = "MAP * ~NOTFOUND", "<-loopback>"
@@ -168,6 +170,9 @@ def launch_args(js_heap_mb: int, profile: str = "raster", mirror_port: int | Non
         # Local Network Access would refuse a public page's request to a loopback address; the
         # mirror endpoint stands in for public CDNs, so it is declared public (and only it).
         args.append(f"--ip-address-space-overrides=127.0.0.1:{mirror_port}=public")
+    if mirror_spki:
+        # Trust exactly the mirror server's key (webmend.cdn.serve.make_certificate).
+        args.append(f"--ignore-certificate-errors-spki-list={mirror_spki}")
     return args
 
 

@@ -10,6 +10,8 @@ import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
+from webmend.cdn.serve import make_certificate
+
 log = logging.getLogger(__name__)
 
 
@@ -26,18 +28,23 @@ class MirrorServer:
     port: int
     status_file: Path
     cdn_dir: str | None
+    cert: Path
+    key: Path
+    spki: str  # base64 SHA-256 of the server's public key, which Chromium is told to trust
 
     @classmethod
     def plan(cls, cfg) -> "MirrorServer | None":
         """A server for the next launch, or None when config turns it off (cfg.cdn_server)."""
         if not cfg.cdn_server:
             return None
-        status = Path(tempfile.mkdtemp(prefix="webmend-mirror-")) / "status"
-        status.parent.chmod(0o755)
-        return cls(_free_port(), status, cfg.cdn_dir)
+        workdir = Path(tempfile.mkdtemp(prefix="webmend-mirror-"))
+        workdir.chmod(0o700)  # the server runs as this user; the key stays private to it
+        cert, key, spki = make_certificate(workdir)
+        return cls(_free_port(), workdir / "status", cfg.cdn_dir, cert, key, spki)
 
     def env(self) -> dict[str, str]:
-        env = {**os.environ, "WEBMEND_MIRROR_PORT": str(self.port), "WEBMEND_MIRROR_STATUS": str(self.status_file)}
+        env = {**os.environ, "WEBMEND_MIRROR_PORT": str(self.port), "WEBMEND_MIRROR_STATUS": str(self.status_file),
+               "WEBMEND_MIRROR_CERT": str(self.cert), "WEBMEND_MIRROR_KEY": str(self.key)}
         if self.cdn_dir:
             env["WEBMEND_CDN_DIR"] = self.cdn_dir
         return env

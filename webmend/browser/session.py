@@ -80,9 +80,6 @@ class PageSession:
             accept_downloads=False,
             service_workers="block",
             java_script_enabled=True,
-            # The CDN mirror server's throwaway certificate (webmend.cdn.serve); there is no
-            # other network to be fooled on.
-            ignore_https_errors=self.shared.policy.mirror_port is not None,
         )
         init = _INIT_JS.replace("__WM_SEED__", str(cfg.sandbox.seed))
         init = init.replace("__WM_CONSOLE_CAP__", str(cfg.limits.max_console_calls))

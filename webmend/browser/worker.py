@@ -95,7 +95,8 @@ class BrowserWorker:
         mirror = MirrorServer.plan(self.cfg)
         browser = self._browsers[profile] = await self._pw.chromium.launch(
             executable_path=how.executable,
-            args=launch_args(self.cfg.limits.js_heap_mb, profile, mirror.port if mirror else None),
+            args=launch_args(self.cfg.limits.js_heap_mb, profile, mirror.port if mirror else None,
+                             mirror.spki if mirror else None),
             chromium_sandbox=how.chromium_sandbox,
             headless=True,
             timeout=60_000,

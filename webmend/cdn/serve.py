@@ -10,15 +10,17 @@ namespace, so nothing outside that namespace can reach it and it can reach nothi
 `GET /u/<percent-encoded CDN URL>` with exactly what `CdnMirror.lookup` returns, and 404 otherwise.
 It exits when the Chromium that started it does.
 
-    python -m webmend.cdn.serve --port 48443 --ready FIFO [--cdn-dir DIR]
+    python -m webmend.cdn.serve --port 48443 --ready FILE [--cert PEM --key PEM] [--cdn-dir DIR]
 """
 
 from __future__ import annotations
 
 import argparse
+import base64
 import ctypes
 import datetime
 import fcntl
+import hashlib
 import logging
 import os
 import signal
@@ -76,9 +78,14 @@ def _die_with_parent() -> None:
     threading.Thread(target=watch, name="parent-watch", daemon=True).start()
 
 
-def _tls_context(workdir: Path) -> ssl.SSLContext:
-    """A throwaway self-signed certificate (EC P-256) for MIRROR_HOST; the browser context
-    ignores certificate errors, since this origin exists only inside the namespace."""
+def make_certificate(workdir: Path) -> tuple[Path, Path, str]:
+    """A throwaway self-signed certificate (EC P-256) for MIRROR_HOST, written to `workdir`.
+
+    Returns (cert file, key file, base64 SHA-256 of the public key). Chromium is told to trust
+    exactly that key (`--ignore-certificate-errors-spki-list`), so browser contexts need not
+    ignore certificate errors, and responses stay cacheable (Chromium caches nothing that came
+    with a certificate error).
+    """
     from cryptography import x509
     from cryptography.hazmat.primitives import hashes, serialization
     from cryptography.hazmat.primitives.asymmetric import ec
@@ -97,9 +104,9 @@ def _tls_context(workdir: Path) -> ssl.SSLContext:
     cert_file.write_bytes(cert.public_bytes(serialization.Encoding.PEM))
     key_file.write_bytes(key.private_bytes(
         serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8, serialization.NoEncryption()))
-    ctx = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
-    ctx.load_cert_chain(cert_file, key_file)
-    return ctx
+    key_file.chmod(0o600)
+    spki = key.public_key().public_bytes(serialization.Encoding.DER, serialization.PublicFormat.SubjectPublicKeyInfo)
+    return cert_file, key_file, base64.b64encode(hashlib.sha256(spki).digest()).decode()
 
 
 def make_handler(mirror):
@@ -127,7 +134,8 @@ def make_handler(mirror):
     return Handler
 
 
-def serve(port: int, cdn_dir: str | None, ready: str | None) -> None:
+def serve(port: int, cdn_dir: str | None, ready: str | None, cert: str | None = None, key: str | None = None) -> None:
+    """Serve until the parent ends. Without `cert`/`key` a throwaway pair is made here."""
     from webmend.cdn.resolver import CdnMirror
 
     _die_with_parent()
@@ -137,10 +145,13 @@ def serve(port: int, cdn_dir: str | None, ready: str | None) -> None:
         mirror = CdnMirror(Path(cdn_dir)) if cdn_dir else CdnMirror.load_default()
         server = ThreadingHTTPServer(("127.0.0.1", port), make_handler(mirror))
         server.daemon_threads = True
+        ctx = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
         with tempfile.TemporaryDirectory(prefix="webmend-mirror-") as tmp:
-            # The handshake happens in each connection's own thread, not in the accept loop.
-            server.socket = _tls_context(Path(tmp)).wrap_socket(server.socket, server_side=True,
-                                                                do_handshake_on_connect=False)
+            if not (cert and key):
+                cert, key, _ = make_certificate(Path(tmp))
+            ctx.load_cert_chain(cert, key)
+        # The handshake happens in each connection's own thread, not in the accept loop.
+        server.socket = ctx.wrap_socket(server.socket, server_side=True, do_handshake_on_connect=False)
     except Exception as exc:  # the launcher then answers library requests through the route
         status = f"failed: {type(exc).__name__}: {exc}"
         server = None
@@ -155,9 +166,11 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--port", type=int, required=True)
     ap.add_argument("--cdn-dir")
-    ap.add_argument("--ready", help="a FIFO (or file) that gets 'ok' once the server listens, or why it failed")
+    ap.add_argument("--ready", help="a file that gets 'ok' once the server listens, or why it failed")
+    ap.add_argument("--cert", help="PEM certificate (with --key); default: a throwaway one")
+    ap.add_argument("--key", help="PEM private key of --cert")
     args = ap.parse_args()
-    serve(args.port, args.cdn_dir, args.ready)
+    serve(args.port, args.cdn_dir, args.ready, args.cert, args.key)
 
 
 if __name__ == "__main__":
