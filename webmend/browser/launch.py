@@ -161,15 +161,14 @@ def launch_args(js_heap_mb: int, profile: str = "raster", mirror_port: int | Non
                 mirror_spki: str | None = None) -> list[str]:
     """Chromium's flags. The resolver knows no host (and loopback goes to the dead proxy), except
     the CDN mirror server's name when one runs beside this browser (webmend.cdn.serve)."""
-    rules, bypass = "MAP * ~NOTFOUND", "<-loopback>"
+    rules, bypass, extra = "MAP * ~NOTFOUND", "<-loopback>", []
     if mirror_port is not None:
         rules, bypass = f"{resolver_rule(mirror_port)}, {rules}", f"{bypass};{MIRROR_HOST}"
-    args = [*OFFLINE_FLAGS, f"--host-resolver-rules={rules}", f"--proxy-bypass-list={bypass}",
-            *PROFILES[profile], f"--js-flags=--max-old-space-size={js_heap_mb}"]
-    if mirror_port is not None:
         # Local Network Access would refuse a public page's request to a loopback address; the
         # mirror endpoint stands in for public CDNs, so it is declared public (and only it).
-        args.append(f"--ip-address-space-overrides=127.0.0.1:{mirror_port}=public")
+        extra.append(f"--ip-address-space-overrides=127.0.0.1:{mirror_port}=public")
+    args = [*OFFLINE_FLAGS, f"--host-resolver-rules={rules}", f"--proxy-bypass-list={bypass}",
+            *PROFILES[profile], f"--js-flags=--max-old-space-size={js_heap_mb}", *extra]
     if mirror_spki:
         # Trust exactly the mirror server's key (webmend.cdn.serve.make_certificate).
         args.append(f"--ignore-certificate-errors-spki-list={mirror_spki}")

@@ -21,7 +21,6 @@ import ctypes
 import datetime
 import fcntl
 import hashlib
-import logging
 import os
 import signal
 import socket
@@ -36,7 +35,6 @@ from urllib.parse import quote, unquote
 
 MIRROR_HOST = "mirror.webmend.test"
 PREFIX = "/u/"
-log = logging.getLogger(__name__)
 
 
 def mirror_url(port: int, url: str) -> str:
