@@ -127,3 +127,20 @@ def test_server_ends_with_its_parent(tmp_path, mirror):  # noqa: F811
     while time.monotonic() < end and Path(f"/proc/{pid}").exists():
         time.sleep(0.1)
     assert not Path(f"/proc/{pid}").exists() or "Z" in Path(f"/proc/{pid}/stat").read_text().split(")")[1][:3]
+
+
+def test_a_server_that_did_not_come_up_is_reported_and_not_used(tmp_path, caplog):
+    from webmend.browser.mirror import MirrorServer
+    from webmend.config import EvalConfig
+
+    assert MirrorServer.plan(EvalConfig(cdn_server=False)) is None
+    plan = MirrorServer.plan(EvalConfig())
+    assert plan.cert.exists() and plan.key.exists() and len(plan.spki) == 44
+    assert not plan.started()  # the launcher never ran: no status file
+    assert "no status" in caplog.text
+    plan.status_file.write_text("failed: OSError: address in use\n")
+    assert not plan.started() and "address in use" in caplog.text
+    assert plan.status_file.parent.exists()  # kept, with the server's log, for whoever reads the warning
+    plan.status_file.write_text("ok\n")
+    assert plan.started()
+    assert not plan.status_file.parent.exists()  # the key and certificate are not left behind
