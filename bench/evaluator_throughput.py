@@ -147,6 +147,8 @@ def main() -> None:
     ap.add_argument("--limit", type=int, default=0, help="only the first N pages (smoke runs)")
     ap.add_argument("--family", help="only this family's pages (e.g. three_d_webgl)")
     ap.add_argument("--no-baseline", action="store_true", help="only the fast runner (no baseline runs)")
+    ap.add_argument("--route-libraries", action="store_true",
+                    help="library bodies through the request route instead of the mirror server (cdn_server = false)")
     ap.add_argument("--json", help="also write the figures to this file")
     args = ap.parse_args()
     items = load_items(BENCH / "items.jsonl")
@@ -155,7 +157,7 @@ def main() -> None:
         paths = [p for p in paths if (items.get(p.stem) or {}).get("category") == args.family]
     if args.limit:
         paths = paths[: args.limit]
-    cfg = EvalConfig()
+    cfg = EvalConfig(cdn_server=not args.route_libraries)
     base_cfg = cfg.model_copy(update={"virtual_time": False, "reuse_browser": False})
     base_paths = stratified(paths, items) if args.quick else paths
     fast = run(paths, items, cfg, args.workers)

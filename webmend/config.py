@@ -130,7 +130,7 @@ class EvalConfig(_Frozen):
     screenshot_change_threshold: float = 0.95
     cdn_dir: str | None = None  # None: WEBMEND_CDN_DIR or ~/.cache/webmend/cdn
     # Library bodies from a mirror server beside Chromium (webmend.cdn.serve) instead of through
-    # the request route; same bytes, same evidence, far less CPU per fresh document.
+    # the request route; same bytes, same evidence. Pays off on very large libraries (plotly).
     cdn_server: bool = True
     virtual_time: bool = True  # off only for the benchmark baseline
     reuse_browser: bool = True  # off only for the benchmark baseline: a browser per page
