@@ -26,6 +26,7 @@ log = logging.getLogger(__name__)
 
 THUMB_SIZE = (160, 90)
 CLOCK_CHUNK_MS = 2000
+PARKED_POINTER = (0.0, 0.0)  # where the mouse rests between actions
 # The page clock's handle on the page's window. Not enumerable; the name is fixed per process and
 # unguessable to pages written in advance.
 CLOCK_KEY = "__wm_clock_" + secrets.token_hex(6)
@@ -377,6 +378,25 @@ class PageSession:
         await self._settle_frames()
         # Faster zlib settings: the same pixels, ~40 % less encoding time, a larger file.
         return base64.b64decode((await self._capture({"format": "png", "optimizeForSpeed": True}))["data"])
+
+    async def pointer_landed(self) -> None:
+        """Wait until a pointer move has reached the page. Chromium dispatches mouse moves aligned
+        to the next frame, so when the CDP call returns the page may not have seen the move yet
+        (nor started the :hover transitions it causes); page time must not advance before then."""
+        await self._settle_frames()
+
+    async def park_pointer(self) -> None:
+        """Rest the mouse in the top-left corner, with real frames on both sides of the move.
+
+        Where the pointer rests decides :hover, and Chromium re-evaluates it at its next real
+        frame after the layout under the pointer changes (a click that adds a row moves the
+        button), so hover transitions would start at a wall-clock-dependent page time. The frame
+        before the move paints whatever the last action hovered on every run, not just on some:
+        without it, a repainted control differed by one colour level at its edges between runs.
+        """
+        await self._settle_frames()
+        await self.guard(self.page.mouse.move(*PARKED_POINTER), "pointer")
+        await self._settle_frames()
 
     async def _settle_frames(self) -> None:
         """Let two real frames pass (the isolated world's rAF is not faked), so paused

@@ -12,7 +12,7 @@ import random
 import re
 from dataclasses import dataclass
 
-from webmend.browser.session import PageHung, PageSession
+from webmend.browser.session import PARKED_POINTER, PageHung, PageSession
 from webmend.tasks.experience import state
 from webmend.tasks.experience.trace import Trace
 from webmend.tasks.keys import normalize_key
@@ -23,7 +23,6 @@ PLAY_KEYS = ("ArrowLeft", "ArrowRight", "ArrowUp", "ArrowDown", "Space")
 # Controls a player does not press while playing: they stop, reset or leave the game.
 NOT_PLAY = re.compile(r"\b(pause|resume|restart|reset|stop|menu|quit|exit|mute|sound|music|settings|options|help|fullscreen|back)\b", re.I)
 LOOK_EVERY = 5  # steps between thumbnails during play
-PARK = (0.0, 0.0)
 
 
 @dataclass
@@ -137,9 +136,13 @@ async def _do(s: PageSession, action: str, target: dict, hold_ms: int, ro: "Roll
         if ro is not None:
             # After a click on a page element the pointer is parked in the corner: where it rests
             # decides :hover, which Chromium re-evaluates on a real-time timer after layout changes.
-            ro.pointer = PARK if action.startswith("click") else (target["x"], target["y"])
+            ro.pointer = PARKED_POINTER if action.startswith("click") else (target["x"], target["y"])
         mouse = s.page.mouse
         await s.guard(mouse.click(target["x"], target["y"]) if not action.startswith("move") else mouse.move(target["x"], target["y"]), action)
+        if ro is not None and ro.pointer == PARKED_POINTER:
+            await s.park_pointer()  # now, not at the next observation: the click may move the layout
+        else:
+            await s.pointer_landed()
         await s.advance(hold_ms)
     else:
         key = normalize_key(action)

@@ -96,12 +96,15 @@ async def _try_control(s: PageSession, tr: Trace, c: dict, pixels: bool, known: 
         out["listeners"] = await _listeners(s, f"document.querySelector({sel})")
         await s.iso(BLUR)  # a focus ring leaving the previous control is not this control's doing
         if not is_text:
-            # Hover first, so the before/after pair isolates the click from hover styling
-            # (and from the previous control losing its hover state).
             look = await s.iso(f"__wm.look({sel})")
             await s.guard(loc.hover(timeout=1000), "hover")
+            await s.pointer_landed()
             await s.advance(s.cfg.limits.settle_ms)
             out["hover_changed"] = await s.iso(f"__wm.look({sel})") != look
+            # The control is used from a parked pointer and the pointer is parked again right
+            # after, so the before/after pair compares resting states, never hover styling.
+            await s.park_pointer()
+            await s.advance(s.cfg.limits.settle_ms)
         before = await Look.take(s, pixels and not is_text)
         want_pair = tr.wants_keyframe(2)
         await _use(s, loc, c, is_text)
@@ -122,16 +125,9 @@ async def _try_control(s: PageSession, tr: Trace, c: dict, pixels: bool, known: 
                latency_ms=out.get("latency_ms"), hover_changed=out.get("hover_changed"), listeners=out.get("listeners"),
                hung=out.get("hung"), error=out.get("error"))
     if want_pair and out["responded"] is not None and (out["responded"] or not any(e["layer"] == 2 and e["change"] is False for e in tr.events[:-1])):
-        what = "responded" if out["responded"] else "did nothing"
-        await park_pointer(s)
+        what = "responded" if out["responded"] else "did nothing"  # the pointer is parked since the action
         await tr.keyframe(s, 2, f"after {action} on {c['tag']} \"{c['text'][:30]}\" ({what})", i)
     return out
-
-
-async def park_pointer(s: PageSession) -> None:
-    """Rest the mouse in the corner before a keyframe: hover under a resting pointer is
-    re-evaluated on a real-time timer after the layout changes, so a frame would depend on it."""
-    await s.guard(s.page.mouse.move(0, 0), "pointer")
 
 
 async def _response(s: PageSession, before: Look, pixels: bool, with_values: bool = True) -> int | None:
@@ -155,6 +151,8 @@ async def _use(s: PageSession, loc, c: dict, is_text: bool) -> None:
         await _drag(s, loc)
     else:
         await s.guard(loc.click(timeout=1000), "click")
+    if not is_text:
+        await s.park_pointer()
 
 
 async def _drag(s: PageSession, loc) -> None:
@@ -286,6 +284,7 @@ async def _submit_form(s: PageSession, tr: Trace, form: dict) -> dict:
         before = await Look.take(s, False)
         if form["submit"]:
             await s.guard(s.page.locator(form["submit"]).first.click(timeout=1000), "submit")
+            await s.park_pointer()
         else:
             await s.iso(f"document.querySelector({json.dumps(form['selector'])}).requestSubmit(), true")
         out["submitted"] = True
