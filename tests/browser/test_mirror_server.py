@@ -80,3 +80,19 @@ def test_a_page_cannot_reach_the_server_itself(evaluate, worker):
     assert res["tests"][0]["passed"], res["tests"]
     assert res["network"]["blocked_total"] >= 2
     assert all(MIRROR_HOST in b["url"] for b in res["network"]["blocked"]), res["network"]["blocked"]
+
+
+def test_a_browser_that_fails_to_launch_leaves_no_key_behind(tmp_path, monkeypatch):
+    import tempfile
+
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))  # where MirrorServer.plan makes its key folder
+    monkeypatch.setenv("WEBMEND_CHROMIUM", "/bin/false")  # a real launch that fails at once
+    w = BrowserWorker(EvalConfig())
+    try:
+        res = evaluate_page(PAGE, EvalConfig(), None, worker=w)
+    except Exception as exc:  # a launch failure may surface as an error or as a recorded status
+        res = {"status": "error", "reason": str(exc)}
+    finally:
+        w.close()
+    assert res["status"] != "ok"
+    assert not list(tmp_path.glob("webmend-mirror-*")), "the per-launch private key outlived the failed launch"

@@ -49,6 +49,10 @@ class MirrorServer:
             env["WEBMEND_CDN_DIR"] = self.cdn_dir
         return env
 
+    def discard(self) -> None:
+        """Remove the key folder of a server whose browser never launched."""
+        shutil.rmtree(self.status_file.parent, ignore_errors=True)
+
     def started(self) -> bool:
         """Read once after launch: did the server come up? If not, say why and go on without it."""
         try:
@@ -59,5 +63,5 @@ class MirrorServer:
             log.warning("CDN mirror server not running (%s, log in %s); library bodies go through the request route",
                         status, self.status_file.parent)
             return False
-        shutil.rmtree(self.status_file.parent, ignore_errors=True)
+        self.discard()
         return True

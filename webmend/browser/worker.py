@@ -93,15 +93,21 @@ class BrowserWorker:
             self._pw = await async_playwright().start()
         how = resolve_launch(self.cfg.sandbox)
         mirror = MirrorServer.plan(self.cfg)
-        browser = self._browsers[profile] = await self._pw.chromium.launch(
-            executable_path=how.executable,
-            args=launch_args(self.cfg.limits.js_heap_mb, profile, mirror.port if mirror else None,
-                             mirror.spki if mirror else None),
-            chromium_sandbox=how.chromium_sandbox,
-            headless=True,
-            timeout=60_000,
-            env=mirror.env() if mirror else None,
-        )
+        try:
+            browser = await self._pw.chromium.launch(
+                executable_path=how.executable,
+                args=launch_args(self.cfg.limits.js_heap_mb, profile, mirror.port if mirror else None,
+                                 mirror.spki if mirror else None),
+                chromium_sandbox=how.chromium_sandbox,
+                headless=True,
+                timeout=60_000,
+                env=mirror.env() if mirror else None,
+            )
+        except BaseException:
+            if mirror:
+                mirror.discard()  # its private key must not outlive a launch that failed
+            raise
+        self._browsers[profile] = browser
         self._mirror_ports[browser] = mirror.port if mirror and mirror.started() else None
         self.isolated_network = how.isolated_network
         self.chromium_sandbox = how.chromium_sandbox
