@@ -54,6 +54,9 @@ def test_trace_finds_what_the_fixture_does(records, name):
         "below_fold": got["below_fold"],
         "scroll_changes": got["scroll_changes"],
         "form_submit_changes": got["forms_responding"] > 0,
+        "layer3": 3 in rec["layers"],
+        "start_action": got["start_action"],
+        "layer3_outcome": got["layer3_outcome"],
     }
     wrong = {}
     for key, value in want.items():
@@ -104,6 +107,19 @@ def test_layers_and_keyframes_are_recorded(records):
         events = rec["evidence"]["experience"]["trace"]
         assert [e["i"] for e in events] == list(range(len(events)))
         assert all(k["event"] is None or 0 <= k["event"] < len(events) for k in rec["keyframes"])
+
+
+def test_a_dom_card_game_is_found_and_played(records):
+    """Cards that are plain divs with a pointer cursor are controls; turn counters are game state;
+    with nothing to start, the rollout starts by clicking a card and sees the counters move."""
+    _, recs = records
+    rec = recs["memory_cards.html"]
+    assert "game state variables" in rec["evidence"]["experience"]["layers_why"]["3"]
+    play = rec["evidence"]["probe"]["play"]
+    assert set(play["roles"]["score"]) == {"moves", "pairs"}
+    assert rec["trace_summary"]["score_changed"], play
+    cards = [c for c in rec["evidence"]["probe"]["controls"] if c["selector"].startswith("#card-")]
+    assert len(cards) == 8 and all(c["tag"] == "div" and c["listeners"] == [] for c in cards)
 
 
 def test_a_loop_that_throws_is_a_stall_with_an_error(records):

@@ -1,6 +1,8 @@
 // Evaluated in an isolated world: it shares the DOM with the page but none of its JS globals,
 // so a page that overrides built-ins cannot change what these probes report.
 var __wm = (() => {
+  const POINTER_SCAN = 4000; // elements checked for a pointer cursor (bounded work on huge pages)
+  const NOT_CONTROLS = new Set(['CANVAS', 'VIDEO', 'IFRAME', 'SCRIPT', 'STYLE']); // canvases are layer 3's
   const born = new WeakMap();
   let lastSync = 0;
   const visible = (el) => {
@@ -121,15 +123,17 @@ var __wm = (() => {
       const el = Array.from(document.querySelectorAll(selector)).find(visible) || document.querySelector(selector);
       return el ? getComputedStyle(el).getPropertyValue(prop).trim() : null;
     },
+    // Controls in document order: elements that are controls by their markup, then elements
+    // that only look clickable (the topmost of a run of `cursor: pointer`, e.g. div cards of a
+    // memory game whose clicks a grid-level listener handles).
     census(limit) {
       const sel = 'button, a[href], input, select, textarea, [role=button], [onclick], [tabindex]:not([tabindex="-1"]), summary, [draggable=true]';
       const seen = new Set();
       const out = [];
-      for (const el of document.querySelectorAll(sel)) {
-        if (out.length >= limit) break;
-        if (!visible(el) || el.disabled) continue;
+      const add = (el) => {
+        if (out.length >= limit || !visible(el) || el.disabled) return;
         const path = cssPath(el);
-        if (seen.has(path)) continue;
+        if (seen.has(path)) return;
         seen.add(path);
         const r = el.getBoundingClientRect();
         out.push({
@@ -141,6 +145,14 @@ var __wm = (() => {
           inViewport: r.top < innerHeight && r.bottom > 0,
           draggable: el.getAttribute('draggable') === 'true',
         });
+      };
+      for (const el of document.querySelectorAll(sel)) add(el);
+      const pointer = (el) => el && el.nodeType === 1 && getComputedStyle(el).cursor === 'pointer';
+      const all = document.body ? document.body.getElementsByTagName('*') : [];
+      for (let i = 0; i < all.length && i < POINTER_SCAN && out.length < limit; i++) {
+        const el = all[i];
+        if (NOT_CONTROLS.has(el.tagName) || el.closest(sel) || !pointer(el) || pointer(el.parentElement)) continue;
+        add(el);
       }
       return out;
     },

@@ -114,7 +114,8 @@ async def play(s: PageSession, tr: Trace, ev: dict, seed: int, game: bool = True
 
 
 def start_attempts(ev: dict, clickables: list[dict]) -> list[tuple[str, dict]]:
-    """Ways a user would try to start: a start button, the usual keys, a click on the canvas."""
+    """Ways a user would try to start: a start button, the usual keys, a click on the canvas,
+    and last a click on the first piece of a board."""
     out: list[tuple[str, dict]] = []
     for c in clickables:
         if c["tag"] != "canvas" and START_TEXT.search(c["text"] or ""):
@@ -128,6 +129,11 @@ def start_attempts(ev: dict, clickables: list[dict]) -> list[tuple[str, dict]]:
         out.append(("click canvas", big))
     if ev.get("keyboard_listeners"):
         out += [("ArrowRight", {}), ("ArrowUp", {}), ("KeyD", {})]
+    # A board with nothing to start (a card or tile game): a user simply clicks a piece.
+    piece = next((c for c in clickables if c["tag"] != "canvas" and not START_TEXT.search(c["text"] or "")
+                  and not NOT_PLAY.search(c["text"] or "")), None)
+    if piece:
+        out.append((f"click {piece['selector']}", piece))
     return out
 
 

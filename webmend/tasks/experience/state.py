@@ -38,7 +38,8 @@ _FLAT = """(v) => {
   return out;
 }"""
 
-SCORE = re.compile(r"score|points?$|pts$|hits$|coins?$|kills$", re.I)
+# Score-like counters, including the turn and progress counters of puzzle and card games.
+SCORE = re.compile(r"score|points?$|pts$|hits$|coins?$|kills$|moves$|turns$|tries$|attempts$|flips$|guesses$|matche?s$|pairs$", re.I)
 LIVES = re.compile(r"lives|life$|hp$|health", re.I)
 LEVEL = re.compile(r"level|stage$|wave$", re.I)
 OVER = re.compile(r"game_?over|isover|^over$|dead$|ended$|lost$|gameended", re.I)
