@@ -27,6 +27,7 @@ log = logging.getLogger(__name__)
 THUMB_SIZE = (160, 90)
 CLOCK_CHUNK_MS = 2000
 PARKED_POINTER = (0.0, 0.0)  # where the mouse rests between actions
+POINTER_FRAMES_S = 1.0  # how long a pointer move waits for real frames (best effort)
 # The page clock's handle on the page's window. Not enumerable; the name is fixed per process and
 # unguessable to pages written in advance.
 CLOCK_KEY = "__wm_clock_" + secrets.token_hex(6)
@@ -67,6 +68,7 @@ class PageSession:
         self.cdp = None
         self._world: int | None = None
         self._frame_id: str | None = None
+        self._frameless = False  # this document showed no frames around a pointer move
         self.crashed = False
 
     # ---- lifecycle -------------------------------------------------------------------
@@ -122,6 +124,7 @@ class PageSession:
             if self.viewport != cfg.viewport:
                 await self.set_viewport(cfg.viewport.width, cfg.viewport.height)
         self._world = self._frame_id = None
+        self._frameless = False
         self.doc_start = self.vnow = cfg.sandbox.start_time_ms
         self.shared.policy.start_document()
         # Wait for whichever document ends up loaded: a page that reloads itself replaces the
@@ -383,7 +386,7 @@ class PageSession:
         """Wait until a pointer move has reached the page. Chromium dispatches mouse moves aligned
         to the next frame, so when the CDP call returns the page may not have seen the move yet
         (nor started the :hover transitions it causes); page time must not advance before then."""
-        await self._settle_frames()
+        await self._frames_if_any()
 
     async def park_pointer(self) -> None:
         """Rest the mouse in the top-left corner, with real frames on both sides of the move.
@@ -394,9 +397,25 @@ class PageSession:
         before the move paints whatever the last action hovered on every run, not just on some:
         without it, a repainted control differed by one colour level at its edges between runs.
         """
-        await self._settle_frames()
+        await self._frames_if_any()
         await self.guard(self.page.mouse.move(*PARKED_POINTER), "pointer")
-        await self._settle_frames()
+        await self._frames_if_any()
+
+    async def _frames_if_any(self) -> None:
+        """Two real frames, or give up after POINTER_FRAMES_S. A document that shows no frames
+        (one being replaced after a form post, a browser interstitial) has no :hover to restyle;
+        a page stuck in a script is caught by the next guarded call, not here. After one miss
+        the document is taken to show no frames and is not waited on again."""
+        if self._frameless:
+            return
+        try:
+            await asyncio.wait_for(self._settle_frames(), timeout=POINTER_FRAMES_S)
+        except PageCrashed:
+            raise
+        except Exception as exc:  # TimeoutError included
+            self._frameless = True
+            log.debug("no frames around a pointer move (%s); not waiting for frames in this document again",
+                      type(exc).__name__)
 
     async def _settle_frames(self) -> None:
         """Let two real frames pass (the isolated world's rAF is not faked), so paused

@@ -145,10 +145,6 @@ async def _do(s: PageSession, action: str, target: dict, hold_ms: int, ro: "Roll
             ro.pointer = PARKED_POINTER if action.startswith("click") else (target["x"], target["y"])
         mouse = s.page.mouse
         await s.guard(mouse.click(target["x"], target["y"]) if not action.startswith("move") else mouse.move(target["x"], target["y"]), action)
-        if ro is not None and ro.pointer == PARKED_POINTER:
-            await s.park_pointer()  # now, not at the next observation: the click may move the layout
-        else:
-            await s.pointer_landed()
         await s.advance(hold_ms)
     else:
         key = normalize_key(action)

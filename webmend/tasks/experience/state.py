@@ -38,8 +38,9 @@ _FLAT = """(v) => {
   return out;
 }"""
 
-# Score-like counters, including the turn and progress counters of puzzle and card games.
-SCORE = re.compile(r"score|points?$|pts$|hits$|coins?$|kills$|moves$|turns$|tries$|attempts$|flips$|guesses$|matche?s$|pairs$", re.I)
+# Score-like counters, including the turn counters of card and board games. Not "attempts",
+# "tries" or "matches": apps count retries and search results under those names.
+SCORE = re.compile(r"score|points?$|(?:^|_)pts$|hits$|coins?$|kills$|moves$|turns$|flips$|pairs$", re.I)  # not attem-pts
 LIVES = re.compile(r"lives|life$|hp$|health", re.I)
 LEVEL = re.compile(r"level|stage$|wave$", re.I)
 OVER = re.compile(r"game_?over|isover|^over$|dead$|ended$|lost$|gameended", re.I)
