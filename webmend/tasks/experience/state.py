@@ -83,7 +83,7 @@ def roles(flat: dict) -> dict[str, list[str]]:
             continue
         if not isinstance(value, (int, float)):
             continue
-        if SCORE.search(leaf) and not re.search(r"high|best|max|top", leaf, re.I):
+        if SCORE.search(leaf) and not re.search(r"high|best|max|top|hi_?score", leaf, re.I):
             out["score"].append(key)
         elif LIVES.search(leaf):
             out["lives"].append(key)
