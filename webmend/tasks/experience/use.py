@@ -147,12 +147,12 @@ async def _use(s: PageSession, loc, c: dict, is_text: bool) -> None:
         await s.guard(loc.press("Enter", timeout=1000), "enter")
     elif c["tag"] == "select":
         await s.guard(loc.select_option(index=1, timeout=1000), "select")
-    elif c.get("draggable"):
-        await _drag(s, loc)
     else:
-        await s.guard(loc.click(timeout=1000), "click")
-    if not is_text:
-        await s.park_pointer()
+        if c.get("draggable"):
+            await _drag(s, loc)
+        else:
+            await s.guard(loc.click(timeout=1000), "click")
+        await s.park_pointer()  # only a click or a drag moves the pointer onto the page
 
 
 async def _drag(s: PageSession, loc) -> None:
