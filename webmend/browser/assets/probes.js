@@ -5,6 +5,10 @@ var __wm = (() => {
   const NOT_CONTROLS = new Set(['CANVAS', 'VIDEO', 'IFRAME', 'SCRIPT', 'STYLE']); // canvases are layer 3's
   const born = new WeakMap();
   let lastSync = 0;
+  const pointerCursor = (el) => !!el && el.nodeType === 1 && getComputedStyle(el).cursor === 'pointer';
+  // Looks clickable without being a control by markup: the topmost of a run of `cursor: pointer`
+  // (the cursor is inherited, so its descendants are not separate controls), outside any control.
+  const pointerTop = (el, controls) => pointerCursor(el) && !pointerCursor(el.parentElement) && !el.closest(controls);
   const visible = (el) => {
     const r = el.getBoundingClientRect();
     if (r.width <= 0 || r.height <= 0) return false;
@@ -147,12 +151,9 @@ var __wm = (() => {
         });
       };
       for (const el of document.querySelectorAll(sel)) add(el);
-      const pointer = (el) => el && el.nodeType === 1 && getComputedStyle(el).cursor === 'pointer';
       const all = document.body ? document.body.getElementsByTagName('*') : [];
       for (let i = 0; i < all.length && i < POINTER_SCAN && out.length < limit; i++) {
-        const el = all[i];
-        if (NOT_CONTROLS.has(el.tagName) || el.closest(sel) || !pointer(el) || pointer(el.parentElement)) continue;
-        add(el);
+        if (!NOT_CONTROLS.has(all[i].tagName) && pointerTop(all[i], sel)) add(all[i]);
       }
       return out;
     },
@@ -238,8 +239,8 @@ var __wm = (() => {
       const sel = 'button, a[href], [role=button], [onclick], canvas, summary';
       for (const el of document.querySelectorAll('body *')) {
         if (out.length >= limit) break;
-        if (!(el.matches(sel) || getComputedStyle(el).cursor === 'pointer') || !visible(el) || el.disabled) continue;
-        if (el.parentElement && (el.parentElement.closest(sel) || getComputedStyle(el.parentElement).cursor === 'pointer') && !el.matches('canvas')) continue;
+        if (!(el.matches(sel) || pointerCursor(el)) || !visible(el) || el.disabled) continue;
+        if (el.parentElement && (el.parentElement.closest(sel) || pointerCursor(el.parentElement)) && !el.matches('canvas')) continue;
         const r = el.getBoundingClientRect();
         if (r.bottom <= 0 || r.top >= innerHeight || r.right <= 0 || r.left >= innerWidth) continue;
         out.push({ selector: cssPath(el), tag: el.tagName.toLowerCase(), text: (el.innerText || '').trim().slice(0, 40),
