@@ -38,9 +38,10 @@ _FLAT = """(v) => {
   return out;
 }"""
 
-# Score-like counters, including the turn counters of card and board games. Not "attempts",
-# "tries" or "matches": apps count retries and search results under those names.
-SCORE = re.compile(r"score|points?$|(?:^|_)pts$|hits$|coins?$|kills$|moves$|turns$|flips$|pairs$", re.I)  # not attem-pts
+# Score-like counters, including the turn counters of card and board games. Not "attempts"
+# (hence `pts` only as a word of its own), "tries" or "matches": apps count retries and search
+# results under those names.
+SCORE = re.compile(r"score|points?$|(?:^|_)pts$|hits$|coins?$|kills$|moves$|turns$|flips$|pairs$", re.I)
 LIVES = re.compile(r"lives|life$|hp$|health", re.I)
 LEVEL = re.compile(r"level|stage$|wave$", re.I)
 OVER = re.compile(r"game_?over|isover|^over$|dead$|ended$|lost$|gameended", re.I)
