@@ -6,6 +6,9 @@ from pathlib import Path
 
 import pytest
 
+from webmend.browser.evidence import PageEvents
+from webmend.browser.network import NetworkLog, RequestPolicy
+from webmend.browser.session import PageSession, PageShared
 from webmend.browser.worker import BrowserWorker
 from webmend.config import EvalConfig
 from webmend.tasks.evaluate import evaluate_page
@@ -38,6 +41,23 @@ def evaluate(worker, cfg):
 
 def fixture_html(rel: str) -> str:
     return (FIXTURES / rel).read_text(encoding="utf-8")
+
+
+def drive_session(worker, cfg, html: str, steps, profile: str = "raster") -> tuple[object, dict]:
+    """Load `html` in a real page session and return (await steps(session), page events)."""
+    events = PageEvents()
+
+    async def job(browser):
+        shared = PageShared(cfg=cfg, policy=RequestPolicy(html, None, NetworkLog(), 3), events=events, step_wall_s=60)
+        session = PageSession(browser, shared)
+        try:
+            await session.open()
+            await session.load(1)
+            return await steps(session)
+        finally:
+            await session.close()
+
+    return worker.run(job, wall_s=240, profile=profile), events.to_dict()
 
 
 def case(*steps, id="tc", weight=2) -> dict:

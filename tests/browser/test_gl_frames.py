@@ -9,10 +9,10 @@ import numpy as np
 import pytest
 from PIL import Image
 
+from conftest import drive_session
+
 from webmend.browser import session as session_mod
-from webmend.browser.evidence import PageEvents
-from webmend.browser.network import NetworkLog, RequestPolicy
-from webmend.browser.session import CLOCK_KEY, PageSession, PageShared
+from webmend.browser.session import CLOCK_KEY, PageSession
 
 QUAD = """
 const vs = 'attribute vec2 p; uniform vec2 off; void main() { gl_Position = vec4(p * 0.2 + off, 0.0, 1.0); }';
@@ -141,23 +141,10 @@ def _drive(worker, cfg, html: str, steps, skip: bool, monkeypatch) -> tuple[list
     """Load `html` once in the gl browser and run `steps(session) -> list` on it."""
     # What the session writes into clock.js for EvalConfig.skip_hidden_draws.
     monkeypatch.setattr(session_mod, "_CLOCK_JS", session_mod._CLOCK_JS.replace("__WM_SKIP_HIDDEN_DRAWS__", "true" if skip else "false"))
-    events = PageEvents()
-
-    async def job(browser):
-        shared = PageShared(cfg=cfg, policy=RequestPolicy(html, None, NetworkLog(), 3), events=events, step_wall_s=60)
-        session = PageSession(browser, shared)
-        try:
-            await session.open()
-            await session.load(1)
-            return await steps(session)
-        finally:
-            await session.close()
-
     try:
-        out = worker.run(job, wall_s=240, profile="gl")
+        return drive_session(worker, cfg, html, steps, profile="gl")
     finally:
         monkeypatch.undo()
-    return out, events.to_dict()
 
 
 async def _look(s: PageSession) -> tuple[np.ndarray, dict]:

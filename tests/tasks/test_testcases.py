@@ -111,6 +111,19 @@ addEventListener('mouseup',()=>drag=null);</script></body></html>"""
     assert [t["passed"] for t in res["tests"]] == [True, True, True, True], res["tests"]
 
 
+def test_every_scroll_step_reaches_the_page_listeners(evaluate):
+    # Chromium fires scroll events in its next real frame; each step waits for it, so six steps
+    # are six events on any machine. A NaN offset scrolls nowhere and fails nothing.
+    html = """<!doctype html><html><body style="height:6000px"><script>window.scrolls = 0;
+addEventListener('scroll', () => scrolls++)</script></body></html>"""
+    steps = [{"action": "scroll", "dy": 200 if k % 2 == 0 else -100} for k in range(6)]
+    res = evaluate(html, {"id": "s", "test_cases": [
+        case(*steps, {"action": "assert_js_value", "expression": "scrolls", "expected": 6}, id="six"),
+        case({"action": "scroll", "dy": "nan"}, {"action": "assert_js_value", "expression": "scrollY", "expected": 0}, id="nan"),
+    ]})
+    assert [t["passed"] for t in res["tests"]] == [True, True], res["tests"]
+
+
 def test_waits_advance_page_time_exactly(evaluate, cfg):
     # Page time is virtual: after load (load_ms) and a 15 s wait, exactly that many interval ticks ran
     # and the page clock reads start + load_ms + 15000, whatever the machine's speed.

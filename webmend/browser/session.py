@@ -11,6 +11,7 @@ import asyncio
 import base64
 import io
 import logging
+import math
 import secrets
 from dataclasses import dataclass
 from importlib import resources
@@ -27,7 +28,7 @@ log = logging.getLogger(__name__)
 THUMB_SIZE = (160, 90)
 CLOCK_CHUNK_MS = 2000
 PARKED_POINTER = (0.0, 0.0)  # where the mouse rests between actions
-POINTER_FRAMES_S = 1.0  # how long a pointer move waits for real frames (best effort)
+INPUT_FRAMES_S = 1.0  # how long a pointer move or a scroll waits for real frames (best effort)
 # The page clock's handle on the page's window. Not enumerable; the name is fixed per process and
 # unguessable to pages written in advance.
 CLOCK_KEY = "__wm_clock_" + secrets.token_hex(6)
@@ -68,7 +69,7 @@ class PageSession:
         self.cdp = None
         self._world: int | None = None
         self._frame_id: str | None = None
-        self._frameless = False  # this document showed no frames around a pointer move
+        self._frameless = False  # this document showed no frames after a pointer move or a scroll
         self.crashed = False
 
     # ---- lifecycle -------------------------------------------------------------------
@@ -401,20 +402,33 @@ class PageSession:
         await self.guard(self.page.mouse.move(*PARKED_POINTER), "pointer")
         await self._frames_if_any()
 
+    async def scroll_to(self, y: float) -> None:
+        await self._scroll(f"window.scrollTo(0, {_px(y)})")
+
+    async def scroll_by(self, dx: float, dy: float) -> None:
+        await self._scroll(f"window.scrollBy({_px(dx)}, {_px(dy)})")
+
+    async def _scroll(self, call: str) -> None:
+        """Scroll the document, and let the page see it before page time moves on: Chromium
+        dispatches scroll events in its next real frame, so without the wait a scroll listener
+        (a reveal-on-scroll section) ran or not depending on how fast the machine was."""
+        await self.iso(call + ", true")
+        await self._frames_if_any()
+
     async def _frames_if_any(self) -> None:
-        """Two real frames, or give up after POINTER_FRAMES_S. A document that shows no frames
+        """Two real frames, or give up after INPUT_FRAMES_S. A document that shows no frames
         (one being replaced after a form post, a browser interstitial) has no :hover to restyle;
         a page stuck in a script is caught by the next guarded call, not here. After one miss
         the document is taken to show no frames and is not waited on again."""
         if self._frameless:
             return
         try:
-            await asyncio.wait_for(self._settle_frames(), timeout=POINTER_FRAMES_S)
+            await asyncio.wait_for(self._settle_frames(), timeout=INPUT_FRAMES_S)
         except PageCrashed:
             raise
         except Exception as exc:  # TimeoutError included
             self._frameless = True
-            log.debug("no frames around a pointer move (%s); not waiting for frames in this document again",
+            log.debug("no frames after an input (%s); not waiting for frames in this document again",
                       type(exc).__name__)
 
     async def _settle_frames(self) -> None:
@@ -442,6 +456,11 @@ class PageSession:
         # The resize event fires in the next real frame; let it, so handlers that debounce
         # with a timer register it before page time moves on.
         await self._settle_frames()
+
+
+def _px(value: float) -> int:
+    """A scroll offset as a whole number of CSS pixels (NaN and infinities from a test case: 0)."""
+    return int(value) if math.isfinite(value) else 0
 
 
 def _detached(exc: Exception) -> bool:

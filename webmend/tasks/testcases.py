@@ -134,7 +134,7 @@ class StepRunner:
             dx, dy = {"down": (0, amount), "up": (0, -amount), "right": (amount, 0), "left": (-amount, 0)}.get(
                 str(step.get("direction", "down")).lower(), (0, amount)
             )
-        await self.s.iso(f"window.scrollBy({dx}, {dy}), true")
+        await self.s.scroll_by(dx, dy)
         await self.settle()
 
     async def do_drag(self, step):

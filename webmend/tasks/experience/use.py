@@ -240,13 +240,13 @@ async def _scroll(s: PageSession, tr: Trace, ev: dict) -> None:
     before = await Look.take(s, False)
     steps = min(6, max(1, fold["scrollHeight"] // max(1, fold["viewportHeight"])))
     for n in range(1, steps + 1):
-        await s.iso(f"window.scrollTo(0, {n * fold['viewportHeight']}), true")
+        await s.scroll_to(n * fold["viewportHeight"])
         await s.advance(s.cfg.limits.settle_ms * 2)
     changed = await before.changed(s, False, with_values=False)
     i = tr.add(s, 2, "scroll", target="bottom", change=changed, steps=steps)
     if changed:
         await tr.keyframe(s, 2, "scrolled to the bottom (content changed)", i)
-    await s.iso("window.scrollTo(0, 0), true")
+    await s.scroll_to(0)
     await s.advance(s.cfg.limits.settle_ms)
     ev["scroll"] = {"scrollable": True, "changed": changed}
 
