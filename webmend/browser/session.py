@@ -265,9 +265,9 @@ class PageSession:
             if self._world is None:
                 await self.iso("0")  # the isolated world listens for the clock's sync event
             if ms:
-                await self._run_clock(ms)  # seeks CSS animations at its end (probes.js)
-            else:
-                await self.iso("__wm.sync(%d)" % (self.vnow - self.doc_start))
+                await self._run_clock(ms)  # seeks CSS animations after each chunk (probes.js)
+            elif await self.iso("__wm.sync(%d)" % (self.vnow - self.doc_start)):
+                await self._deliver_animation_events()
             self.vnow += ms
         elif ms:
             await asyncio.sleep(ms / 1000)
@@ -293,7 +293,16 @@ class PageSession:
             if "exceptionDetails" in res:
                 log.debug("clock run failed: %s", res["exceptionDetails"].get("text"))
                 return
+            if (res["result"].get("value") or {}).get("owed"):
+                await self._deliver_animation_events()
             left -= chunk
+
+    async def _deliver_animation_events(self) -> None:
+        """The last seek started, ended or turned an animation, and Chromium fires those events
+        (transitionend, animationend, ...) in its next real frame. Let that frame come now, so a
+        page that acts on them does so at this page time on every run, not mid-way through the
+        next run of timers."""
+        await self._frames_if_any()
 
     # ---- evaluation --------------------------------------------------------------------
     async def iso(self, expression: str):

@@ -106,9 +106,13 @@
         for (const hook of runEnd) {
           try { hook(); } catch (e) { /* a hook of a document that went away */ }
         }
-        // Tell the evaluator's isolated world the page time, so it seeks CSS animations now.
-        try { dispatch.call(document, new NativeCustomEvent(KEY + ':sync', { detail: ticks })); } catch (e) { /* no document */ }
-        return count;
+        // Tell the evaluator's isolated world the page time, so it seeks CSS animations now; it
+        // cancels the announcement when the seek owes the page animation events.
+        let owed = false;
+        try {
+          owed = !dispatch.call(document, new NativeCustomEvent(KEY + ':sync', { detail: ticks, cancelable: true }));
+        } catch (e) { /* no document */ }
+        return { count, owed };
       },
     };
     Object.defineProperty(window, KEY, { value: c, enumerable: false });

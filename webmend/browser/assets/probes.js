@@ -5,6 +5,11 @@ var __wm = (() => {
   const NOT_CONTROLS = new Set(['CANVAS', 'VIDEO', 'IFRAME', 'SCRIPT', 'STYLE']); // canvases are layer 3's
   const born = new WeakMap();
   let lastSync = 0;
+  // Which iteration a finite animation is in and whether it has ended; null for endless ones.
+  const animStage = (a) => {
+    const t = a.effect ? a.effect.getComputedTiming() : null;
+    return t && Number.isFinite(t.endTime) ? `${t.currentIteration}|${t.localTime >= t.endTime}` : null;
+  };
   const pointerCursor = (el) => !!el && el.nodeType === 1 && getComputedStyle(el).cursor === 'pointer';
   // Looks clickable without being a control by markup: the topmost of a run of `cursor: pointer`
   // (the cursor is inherited, so its descendants are not separate controls), outside any control.
@@ -52,14 +57,20 @@ var __wm = (() => {
     // the virtual time elapsed since we first saw it.
     // An animation first seen now is taken to have started at the previous sync (page time),
     // never at a wall-clock-dependent moment, so its position is the same on every run.
+    // Returns whether the seek owes the page animation events (start, iteration, end): Chromium
+    // fires them in its next real frame, which the evaluator then waits for. An endless
+    // animation's iterations do not count, so a spinner does not cost a wait on every step.
     sync(now) {
-      let n = 0;
+      let events = false;
       for (const a of document.getAnimations()) {
-        if (!born.has(a)) born.set(a, lastSync);
-        try { a.pause(); a.currentTime = Math.max(0, now - born.get(a)); n++; } catch (e) { /* finished or detached */ }
+        const fresh = !born.has(a);
+        if (fresh) born.set(a, lastSync);
+        const before = animStage(a);
+        try { a.pause(); a.currentTime = Math.max(0, now - born.get(a)); } catch (e) { /* finished or detached */ }
+        if (fresh || (before !== null && before !== animStage(a))) events = true;
       }
       lastSync = now;
-      return n;
+      return events;
     },
     doc() {
       const de = document.documentElement;
@@ -332,7 +343,10 @@ var __wm = (() => {
 })();
 // The page clock (clock.js, main world) announces each step it ran; the DOM is shared between
 // worlds, so CSS animations are seeked here in the same evaluation, without a second round trip.
-document.addEventListener('__WM_CLOCK_KEY__:sync', (e) => { if (typeof e.detail === 'number') __wm.sync(e.detail); });
+// Cancelling the announcement tells the clock that animation events are owed.
+document.addEventListener('__WM_CLOCK_KEY__:sync', (e) => {
+  if (typeof e.detail === 'number' && __wm.sync(e.detail)) e.preventDefault();
+});
 // The text caret blinks in real time, so a screenshot could catch it on or off: hide it (as
 // Playwright's screenshots do), through a stylesheet the page's own style sheets do not list.
 try {
