@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-import hashlib
 import json
 
 from conftest import case, fixture_html
+from webmend.tasks.replay_check import comparable, first_difference
 from webmend.tasks.scoring import score
 
 GAME = """<!doctype html><html><head><style>@keyframes pulse{50%{transform:scale(1.6);background:#0af}}
@@ -24,18 +24,12 @@ ITEM = {"id": "g", "test_cases": [
 ]}
 
 
-def comparable(ev: dict) -> str:
-    """Everything but timings; keyframes by the hash of their PNG bytes."""
-    ev = {k: v for k, v in ev.items() if k != "elapsed_s"}
-    ev["keyframes"] = [hashlib.sha256(k.png).hexdigest() + " " + k.annotation for k in ev["keyframes"]]
-    return json.dumps(ev, sort_keys=True)
-
-
 def test_three_runs_are_identical(evaluate, cfg):
     pages = [(GAME, ITEM), (fixture_html("pages/good_app.html"), None), (fixture_html("pages/stalled_game.html"), None)]
     for html, item in pages:
         runs = [evaluate(html, item) for _ in range(3)]
-        assert comparable(runs[0]) == comparable(runs[1]) == comparable(runs[2])
+        first, *others = [comparable(r) for r in runs]
+        assert [first_difference(first, other) for other in others] == [None, None]
         assert runs[0]["experience"]["trace"] and runs[0]["keyframes"]
         assert len({json.dumps(score(r, cfg, True)) for r in runs}) == 1
     first = evaluate(GAME, ITEM)

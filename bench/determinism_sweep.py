@@ -1,0 +1,82 @@
+"""Determinism sweep: evaluate each page several times and report any page whose evidence differs
+between runs (timings aside), with the first field that differs.
+
+Races with Chromium's real frames (hover, scroll and animation events) show up only on some
+runs and mostly under load, so --busy starts that many busy-loop processes for the sweep's
+duration. The default page set is every fixture page with known behaviour (experience/, pages/,
+games/dev/) plus the benchmark corpus.
+
+    .venv/bin/python bench/determinism_sweep.py [--runs 3] [--busy 2] [--limit N] [PAGE ...]
+"""
+
+from __future__ import annotations
+
+import argparse
+import multiprocessing
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from webmend.browser.worker import BrowserWorker  # noqa: E402
+from webmend.config import EvalConfig  # noqa: E402
+from webmend.tasks.evaluate import evaluate_page  # noqa: E402
+from webmend.tasks.replay_check import comparable, first_difference  # noqa: E402
+
+FIXTURES = ROOT / "data" / "fixtures"
+DEFAULT_SETS = [FIXTURES / "experience", FIXTURES / "pages", FIXTURES / "games" / "dev", ROOT / "data" / "bench" / "pages"]
+
+
+def _spin() -> None:
+    while True:
+        pass
+
+
+def default_pages() -> list[Path]:
+    return [p for d in DEFAULT_SETS for p in sorted(d.glob("*.html"))]
+
+
+def sweep(pages: list[Path], runs: int) -> list[tuple[Path, str | None]]:
+    cfg = EvalConfig()
+    worker = BrowserWorker(cfg)
+    found = []
+    try:
+        for page in pages:
+            html = page.read_text(encoding="utf-8", errors="replace")
+            first, *others = [comparable(evaluate_page(html, cfg, None, worker=worker)) for _ in range(runs)]
+            diff = next((d for d in (first_difference(first, o) for o in others) if d), None)
+            print(f"{'DIFFERS' if diff else 'same   '} {page.relative_to(ROOT)}" + (f"  {diff}" if diff else ""), flush=True)
+            found.append((page, diff))
+    finally:
+        worker.close()
+    return found
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("pages", nargs="*", type=Path)
+    ap.add_argument("--runs", type=int, default=3)
+    ap.add_argument("--busy", type=int, default=0, help="busy-loop processes running during the sweep")
+    ap.add_argument("--limit", type=int, default=0)
+    args = ap.parse_args()
+    pages = [p.resolve() for p in args.pages] or default_pages()
+    pages = pages[: args.limit] if args.limit else pages
+    spinners = [multiprocessing.Process(target=_spin, daemon=True) for _ in range(args.busy)]
+    for s in spinners:
+        s.start()
+    t0 = time.monotonic()
+    try:
+        found = sweep(pages, args.runs)
+    finally:
+        for s in spinners:
+            s.terminate()
+    differing = [p for p, d in found if d]
+    print(f"\n{len(found) - len(differing)}/{len(found)} pages identical over {args.runs} runs "
+          f"({args.busy} busy processes, {time.monotonic() - t0:.0f} s)")
+    return 1 if differing else 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
