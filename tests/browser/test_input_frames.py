@@ -1,9 +1,10 @@
-"""Inputs Chromium delivers in its next real frame (scroll events, pointer moves) reach the page
-before page time moves on, so what a listener does never depends on the machine's speed."""
+"""Events Chromium delivers in its next real frame (scroll, animation end) reach the page before
+page time moves on, and browser UI animated in real time (the form-validation bubble) is kept off
+the page, so neither what a listener does nor what a screenshot shows depends on machine speed."""
 
 from __future__ import annotations
 
-from conftest import drive_session, fixture_html
+from conftest import case, drive_session, fixture_html
 
 COUNTER = """<!doctype html><html lang=en><head><title>scrolls</title></head>
 <body style="height:5000px"><script>window.scrolls = 0; addEventListener('scroll', () => scrolls++);</script></body></html>"""
@@ -83,3 +84,19 @@ animation: spin .5s linear infinite; }</style></head><body><div id="s"></div></b
 
     count, _ = drive_session(worker, cfg, spinner, steps)
     assert count <= 1  # at most once, when the spinner is first seen
+
+
+def test_the_validation_bubble_is_suppressed_and_the_page_still_sees_invalid(evaluate):
+    html = """<!doctype html><html lang=en><head><title>form</title></head><body><form id=f>
+<input id=name required><button id=send>Send</button></form><script>
+window.invalid = []; window.sent = 0;
+document.getElementById('name').addEventListener('invalid', (e) => invalid.push(e.defaultPrevented));
+document.getElementById('f').addEventListener('submit', (e) => { e.preventDefault(); sent++; });
+</script></body></html>"""
+    probe = "JSON.stringify([invalid, sent, document.activeElement.id])"
+    res = evaluate(html, {"id": "v", "test_cases": [case(
+        {"action": "click", "selector": "#send"},
+        {"action": "assert_js_value", "expression": probe, "expected": '[[true],0,"send"]'},
+    )]})
+    # Cancelled: no bubble and no focus jump to the field; the form still did not submit.
+    assert res["tests"][0]["passed"], res["tests"][0]

@@ -347,6 +347,11 @@ var __wm = (() => {
 document.addEventListener('__WM_CLOCK_KEY__:sync', (e) => {
   if (typeof e.detail === 'number' && __wm.sync(e.detail)) e.preventDefault();
 });
+// Chromium's form-validation bubble ("Please fill out this field") fades in and out in real time,
+// outside the page, so screenshots caught it at different stages. Cancelling `invalid` keeps it
+// away (the HTML spec's opt-out); the form still does not submit, and the page's own `invalid`
+// listeners still run.
+document.addEventListener('invalid', (e) => e.preventDefault(), true);
 // The text caret blinks in real time, so a screenshot could catch it on or off: hide it (as
 // Playwright's screenshots do), through a stylesheet the page's own style sheets do not list.
 try {
