@@ -100,3 +100,20 @@ document.getElementById('f').addEventListener('submit', (e) => { e.preventDefaul
     )]})
     # Cancelled: no bubble and no focus jump to the field; the form still did not submit.
     assert res["tests"][0]["passed"], res["tests"][0]
+
+
+def test_smooth_scrolling_happens_at_once(evaluate):
+    # Smooth scrolls run in real time; both kinds (CSS scroll-behavior, behavior: 'smooth') jump.
+    html = """<!doctype html><html lang=en><head><title>smooth</title><style>html { scroll-behavior: smooth; }
+</style></head><body><a id=to-end href="#end">to the end</a><button id=js>top</button>
+<div style="height:5000px"></div><h2 id=end>end</h2><div style="height:2000px"></div><script>
+document.getElementById('js').addEventListener('click', () => {
+  window.scrollTo({ top: 0, behavior: 'smooth' });
+  document.getElementById('end').scrollIntoView({ behavior: 'smooth' });
+});</script></body></html>"""
+    at_end = {"action": "assert_js_value", "expression": "Math.abs(document.getElementById('end').getBoundingClientRect().top) < 2", "expected": True}
+    res = evaluate(html, {"id": "smooth", "test_cases": [
+        case({"action": "click", "selector": "#to-end"}, at_end, id="anchor"),
+        case({"action": "click", "selector": "#js"}, at_end, id="js"),
+    ]})
+    assert [t["passed"] for t in res["tests"]] == [True, True], res["tests"]

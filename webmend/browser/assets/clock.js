@@ -172,6 +172,23 @@
       },
     });
   }
+
+  // Smooth scrolling is animated in real time, so where a page stood after a click on an anchor
+  // (or a scrollIntoView({behavior: 'smooth'})) depended on wall time. Scroll at once instead;
+  // probes.js turns off the CSS scroll-behavior the same way.
+  const instant = (opts) => (opts && typeof opts === 'object' && opts.behavior === 'smooth'
+    ? Object.assign({}, opts, { behavior: 'instant' }) : opts);
+  for (const [proto, names] of [[Element.prototype, ['scrollTo', 'scroll', 'scrollBy', 'scrollIntoView']],
+    [Window.prototype, ['scrollTo', 'scroll', 'scrollBy']], [window, ['scrollTo', 'scroll', 'scrollBy']]]) {
+    for (const name of names) {
+      const d = Object.getOwnPropertyDescriptor(proto, name);
+      if (!d || typeof d.value !== 'function') continue;
+      const native = d.value;
+      const fn = { [name](opts) { return arguments.length === 1 ? native.call(this, instant(opts)) : native.apply(this, arguments); } }[name];
+      Object.defineProperty(fn, 'length', { value: native.length });
+      Object.defineProperty(proto, name, Object.assign({}, d, { value: fn }));
+    }
+  }
 })();
 
 // WebGL frames that nobody sees. Between two looks the evaluator runs many animation frames back

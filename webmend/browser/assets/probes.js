@@ -356,7 +356,9 @@ document.addEventListener('invalid', (e) => e.preventDefault(), true);
 // Playwright's screenshots do), through a stylesheet the page's own style sheets do not list.
 try {
   const noCaret = new CSSStyleSheet();
-  noCaret.replaceSync('*, *::before, *::after { caret-color: transparent !important; }');
+  // Smooth scrolling runs in real time too: every scroll is instant (clock.js does the same for
+  // scrollTo / scrollIntoView called with behavior 'smooth').
+  noCaret.replaceSync('*, *::before, *::after { caret-color: transparent !important; scroll-behavior: auto !important; }');
   document.adoptedStyleSheets = [...document.adoptedStyleSheets, noCaret];
 } catch (e) { /* no document yet */ }
 true;
