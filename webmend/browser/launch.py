@@ -44,6 +44,10 @@ OFFLINE_FLAGS = (
     # 2D canvas on the CPU: through SwiftShader every fake frame cost ~10 ms (6x slower).
     "--disable-accelerated-2d-canvas",
     "--font-render-hinting=none",  # same glyph rasterisation on every machine
+    # Re-raster a changed tile whole. With partial raster only the changed rect is redrawn, and
+    # its anti-aliased edges depend on which intermediate frames were rastered, i.e. on wall
+    # time: the same DOM gave screenshots a few hundred pixels apart (bench/determinism_sweep.py).
+    "--disable-partial-raster",
     "--disable-features=Translate,MediaRouter,OptimizationHints,DialMediaRouteProvider,AutofillServerCommunication",
 )
 
