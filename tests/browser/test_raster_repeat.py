@@ -36,3 +36,18 @@ def test_rotating_hands_over_gradients_look_the_same_on_every_run(worker, cfg):
     # Without --disable-partial-raster, 6 runs gave 5 different images.
     hashes = {drive_session(worker, cfg, HANDS, steps)[0] for _ in range(3)}
     assert len(hashes) == 1
+
+
+
+def test_will_change_is_turned_off(worker, cfg):
+    # A will-change: transform layer keeps the raster scale it was first rastered at, and which
+    # scale that was depended on which real frames came first: art_anime_ripple_001's dots gave
+    # 3 different first paints in 4 runs with it, 1 in 5 without (2026-11-30).
+    html = """<!doctype html><html lang=en><head><title>dots</title><style>
+i { display: block; width: 20px; height: 20px; will-change: transform, opacity; }</style></head>
+<body><i id=dot></i></body></html>"""
+
+    async def steps(s):
+        return await s.main_eval("getComputedStyle(document.getElementById('dot')).willChange")
+
+    assert drive_session(worker, cfg, html, steps)[0] == "auto"

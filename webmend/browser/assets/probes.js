@@ -358,7 +358,7 @@ try {
   const noCaret = new CSSStyleSheet();
   // Smooth scrolling runs in real time too: every scroll is instant (clock.js does the same for
   // scrollTo / scrollIntoView called with behavior 'smooth').
-  noCaret.replaceSync('*, *::before, *::after { caret-color: transparent !important; scroll-behavior: auto !important; }');
+  noCaret.replaceSync('*, *::before, *::after { caret-color: transparent !important; scroll-behavior: auto !important; will-change: auto !important; }');
   document.adoptedStyleSheets = [...document.adoptedStyleSheets, noCaret];
 } catch (e) { /* no document yet */ }
 true;
