@@ -99,7 +99,6 @@ class RequestPolicy:
         self.log = log_
         self._max_loads = 1 + max_reloads
         self._loads_this_doc = 0
-        self.navigations_refused = 0  # main-frame navigations answered 204 (the document stays)
         # Set per browser (BrowserWorker.mirror_port): library requests are then rewritten to
         # the mirror server beside Chromium instead of carrying their bodies through this route.
         self.mirror_port: int | None = None
@@ -107,13 +106,6 @@ class RequestPolicy:
     def start_document(self) -> None:
         """Called before each fresh load of the page (one per test case)."""
         self._loads_this_doc = 0
-
-    def _refuse_navigation(self, request) -> None:
-        try:
-            main = request.frame.parent_frame is None
-        except Exception:  # a request without a frame (a worker's) navigates nothing
-            main = False
-        self.navigations_refused += main
 
     async def handle(self, route) -> None:
         request = route.request
@@ -140,7 +132,6 @@ class RequestPolicy:
             # 204 cancels a navigation and keeps the current document; an abort would
             # replace it with an error page and end the page's life mid-test.
             self.log.block(url, "document", "navigation_away")
-            self._refuse_navigation(request)
             await route.fulfill(status=204, body=b"")
             return
         self.log.block(url, channel_of(request.resource_type, url), "offsite")
@@ -154,7 +145,6 @@ class RequestPolicy:
                 self.log.page_loads += 1
                 if self._loads_this_doc > self._max_loads:
                     self.log.block(url, "document", "reload_loop")
-                    self._refuse_navigation(request)
                     await route.fulfill(status=204, body=b"")
                     return
             await route.fulfill(status=200, body=self._body, headers={"content-type": "text/html; charset=utf-8"})

@@ -28,7 +28,6 @@ log = logging.getLogger(__name__)
 THUMB_SIZE = (160, 90)
 CLOCK_CHUNK_MS = 2000
 PARKED_POINTER = (0.0, 0.0)  # where the mouse rests between actions
-NAVIGATION_WAIT_S = 3.0  # how long a document that started to leave waits for its successor
 INPUT_FRAMES_S = 1.0  # how long a pointer move or a scroll waits for real frames (best effort)
 # The page clock's handle on the page's window. Not enumerable; the name is fixed per process and
 # unguessable to pages written in advance.
@@ -71,8 +70,6 @@ class PageSession:
         self._world: int | None = None
         self._frame_id: str | None = None
         self._frameless = False  # this document showed no frames after a pointer move or a scroll
-        self._commits = 0  # documents the main frame has committed (framenavigated)
-        self._doc_commits = 0  # the commit count of the document last seen complete
         self.crashed = False
 
     # ---- lifecycle -------------------------------------------------------------------
@@ -145,7 +142,6 @@ class PageSession:
             await self._new_tab()
             await self._navigate(page_url(index))
         await self.guard(self._until_complete(), "load")
-        self._doc_commits = self._commits
         await self.advance(cfg.limits.load_ms)
 
     async def _new_tab(self) -> None:
@@ -197,11 +193,6 @@ class PageSession:
         page.on("download", self._on_download)
         page.on("crash", self._on_crash)
         page.on("popup", self._on_popup)
-        page.on("framenavigated", self._on_frame_navigated)
-
-    def _on_frame_navigated(self, frame) -> None:
-        if frame.parent_frame is None:
-            self._commits += 1
 
     async def _on_dialog(self, dialog) -> None:
         self.shared.events.on_dialog(dialog.type)
@@ -271,8 +262,6 @@ class PageSession:
     async def advance(self, ms: float) -> None:
         ms = max(0, int(ms))
         if self.cfg.virtual_time:
-            if self._commits != self._doc_commits:
-                await self._settle_new_document()  # the page navigated since the last step
             if self._world is None:
                 await self.iso("0")  # the isolated world listens for the clock's sync event
             if ms:
@@ -292,7 +281,6 @@ class PageSession:
             # Timer exceptions are reported by clock.js as uncaught errors (page errors); a failure
             # here means the document went away mid-run (the page navigated or reloaded itself),
             # and the new document starts its own clock.
-            seen = (self._commits, self.shared.policy.navigations_refused)
             try:
                 res = await self.guard(self.cdp.send("Runtime.evaluate", {
                     "expression": f"window.{CLOCK_KEY}.runFor({chunk})", "awaitPromise": True, "returnByValue": True,
@@ -305,51 +293,9 @@ class PageSession:
             if "exceptionDetails" in res:
                 log.debug("clock run failed: %s", res["exceptionDetails"].get("text"))
                 return
-            ran = res["result"].get("value") or {}
-            if ran.get("leaving"):
-                if await self._follow_navigation(*seen):
-                    return  # the new document starts its page time at the next step
-                continue  # refused: the document stays and the step goes on
-            if ran.get("owed"):
+            if (res["result"].get("value") or {}).get("owed"):
                 await self._deliver_animation_events()
             left -= chunk
-
-    async def _follow_navigation(self, commits: int, refused: int) -> bool:
-        """The document started to leave (a form submit, a location change, a reload). Its
-        successor arrives in real time, so wait for it here, bounded, before page time moves on:
-        otherwise whether the next look saw the old document, a half-parsed new one or the new
-        one at rest depended on machine speed. A refused navigation leaves the document as it
-        was; one that never resolves (a download, an external protocol) is given up on. True when
-        a new document replaced this one."""
-        loop = asyncio.get_running_loop()
-        deadline = loop.time() + NAVIGATION_WAIT_S
-        while self._commits == commits and self.shared.policy.navigations_refused == refused:
-            if loop.time() > deadline:
-                log.debug("a navigation did not resolve in %.1f s; the document stays", NAVIGATION_WAIT_S)
-                break
-            await asyncio.sleep(0.005)
-        if self._commits == commits:
-            try:
-                await self.guard(self.cdp.send("Runtime.evaluate", {"expression": f"window.{CLOCK_KEY}.stay()"}), "stay")
-            except (PageHung, PageCrashed):
-                raise
-            except Exception as exc:  # the document went away after all
-                log.debug("could not keep the document: %s", exc)
-                return True
-            return False
-        await self._settle_new_document()
-        return True
-
-    async def _settle_new_document(self) -> None:
-        """A document the page navigated to (Playwright's click and press wait for the commit,
-        not for the load): let it finish loading, bounded, before any page time runs on it."""
-        self._world = None
-        self._frameless = False
-        try:
-            await asyncio.wait_for(self._until_complete(), timeout=NAVIGATION_WAIT_S)
-        except TimeoutError:
-            log.debug("the new document did not finish loading in %.1f s", NAVIGATION_WAIT_S)
-        self._doc_commits = self._commits
 
     async def _deliver_animation_events(self) -> None:
         """The last seek started, ended or turned an animation, and Chromium fires those events

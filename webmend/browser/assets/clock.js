@@ -33,11 +33,6 @@
     const gl = { skipped: 0, diverged: 0 };
     // Callbacks fired so far by kind, for the evaluator's motion evidence (frame rate, stalls).
     const fired = { frame: 0, timeout: 0, interval: 0, idle: 0 };
-    // Set when this document starts to leave (a form submit, a location change, a reload: all
-    // fire beforeunload first). Its timers then stop: the next document arrives in real time,
-    // and the evaluator waits for it before page time moves on (session.py).
-    let leaving = false;
-    window.addEventListener('beforeunload', () => { leaving = true; }, true);
     const c = {
       now: () => START + ticks,
       ticks: () => ticks,
@@ -94,11 +89,9 @@
       hiddenFrame: () => hiddenFrame,
       gl,
       runEnd,
-      stay() { leaving = false; }, // the navigation was refused: this document stays
       async runFor(ms) {
         const end = ticks + Math.max(0, Math.floor(ms));
         let count = 0;
-        if (leaving) return { count, owed: false, leaving };
         for (let t = c.first(end); t; t = c.first(end)) {
           // A frame is hidden when the next frame tick (16 ms on) still falls inside this run:
           // only page time and the run's end decide it, never wall time.
@@ -107,7 +100,6 @@
           count++;
           await yieldTask(); // the frame's microtasks still count as the frame
           hiddenFrame = -1;
-          if (leaving) return { count, owed: false, leaving };
         }
         hiddenFrame = -1;
         ticks = end;
@@ -120,7 +112,7 @@
         try {
           owed = !dispatch.call(document, new NativeCustomEvent(KEY + ':sync', { detail: ticks, cancelable: true }));
         } catch (e) { /* no document */ }
-        return { count, owed, leaving };
+        return { count, owed };
       },
     };
     Object.defineProperty(window, KEY, { value: c, enumerable: false });
