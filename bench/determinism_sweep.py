@@ -22,8 +22,8 @@ sys.path.insert(0, str(ROOT))
 
 from webmend.browser.worker import BrowserWorker  # noqa: E402
 from webmend.config import EvalConfig  # noqa: E402
-from webmend.tasks.evaluate import evaluate_page  # noqa: E402
-from webmend.tasks.replay_check import comparable, first_difference  # noqa: E402
+from webmend.evaluate.page import evaluate_page  # noqa: E402
+from webmend.evaluate.replay_check import comparable, first_difference  # noqa: E402
 
 FIXTURES = ROOT / "data" / "fixtures"
 DEFAULT_SETS = [FIXTURES / "experience", FIXTURES / "pages", FIXTURES / "games" / "dev", ROOT / "data" / "bench" / "pages"]

@@ -33,8 +33,8 @@ sys.path.insert(0, str(ROOT))
 
 from webmend.browser.launch import process_tree_cpu  # noqa: E402
 from webmend.config import EvalConfig  # noqa: E402
-from webmend.tasks.inputs import iter_pages, load_items  # noqa: E402
-from webmend.tasks.run import iter_records, run_evaluation  # noqa: E402
+from webmend.evaluate.inputs import iter_pages, load_items  # noqa: E402
+from webmend.evaluate.run import iter_records, run_evaluation  # noqa: E402
 
 BENCH = ROOT / "data" / "bench"
 THREE_D = "three_d_webgl"

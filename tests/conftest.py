@@ -11,7 +11,7 @@ from webmend.browser.network import NetworkLog, RequestPolicy
 from webmend.browser.session import PageSession, PageShared
 from webmend.browser.worker import BrowserWorker
 from webmend.config import EvalConfig
-from webmend.tasks.evaluate import evaluate_page
+from webmend.evaluate.page import evaluate_page
 
 ROOT = Path(__file__).resolve().parent.parent
 FIXTURES = ROOT / "data" / "fixtures"
@@ -66,8 +66,8 @@ def case(*steps, id="tc", weight=2) -> dict:
 
 @pytest.fixture
 def llm_server():
-    """A started scripted OpenAI-compatible server on 127.0.0.1 (tests/generate/llm_server.py)."""
-    from generate.llm_server import ScriptedLLMServer
+    """A started scripted OpenAI-compatible server on 127.0.0.1 (tests/llm/llm_server.py)."""
+    from llm.llm_server import ScriptedLLMServer
 
     with ScriptedLLMServer() as server:
         yield server

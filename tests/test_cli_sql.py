@@ -3,12 +3,8 @@
 from __future__ import annotations
 
 import json
-import sys
-from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).parent / "store"))  # the store tests' fixture helpers
-
-from store_fixtures import build_trace_root  # noqa: E402
+from store.store_fixtures import build_trace_root
 
 from webmend.cli import main  # noqa: E402
 

@@ -8,7 +8,7 @@ import json
 from conftest import FIXTURES
 from webmend.cli import main
 from webmend.config import EvalConfig
-from webmend.tasks import batches
+from webmend.pool import batches
 
 PAGE = FIXTURES / "pages" / "console_errors.html"
 

@@ -68,10 +68,10 @@ def _progress():
 
 
 def cmd_evaluate(args) -> int:
-    from webmend.tasks.batches import input_hash
-    from webmend.tasks.inputs import iter_pages, iter_responses, load_items
-    from webmend.tasks.run import RESULTS, iter_records, run_evaluation
-    from webmend.tasks.traces import write_results_traces
+    from webmend.pool.batches import input_hash
+    from webmend.evaluate.inputs import iter_pages, iter_responses, load_items
+    from webmend.evaluate.run import RESULTS, iter_records, run_evaluation
+    from webmend.evaluate.traces import write_results_traces
 
     if not args.pages and not args.responses:
         print("webmend evaluate: give PAGES and/or --responses FILE", file=sys.stderr)
@@ -91,7 +91,7 @@ def cmd_evaluate(args) -> int:
             print("webmend evaluate: --mode full needs --judge-model PROVIDER/MODEL (or judge.model in the config)", file=sys.stderr)
             return 2
         cfg = cfg.model_copy(update={"judge": judge})
-        from webmend.tasks.judging import get_judge
+        from webmend.evaluate.judging import get_judge
 
         try:
             get_judge(cfg)  # a model string litellm cannot place is a configuration error: fail now
@@ -126,7 +126,7 @@ def cmd_evaluate(args) -> int:
 
 
 def cmd_rescore(args) -> int:
-    from webmend.tasks.rescore import rescore_dir
+    from webmend.evaluate.rescore import rescore_dir
 
     summary = rescore_dir(Path(args.dir), load_config(args.config))
     print(json.dumps({k: summary[k] for k in ("pages", "mean_score", "pages_by_state")}, indent=2))

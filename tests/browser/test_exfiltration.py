@@ -14,7 +14,7 @@ import pytest
 from conftest import FIXTURES, case
 from webmend.browser.worker import BrowserWorker
 from webmend.config import EvalConfig
-from webmend.tasks.evaluate import evaluate_page
+from webmend.evaluate.page import evaluate_page
 
 # channel fixture -> (where the attempt shows up, expected detail)
 EXPECTED = {

@@ -110,7 +110,7 @@ def test_window_close_and_print_are_contained(evaluate):
 
 
 def test_text_addressed_to_a_judge_changes_nothing_but_text(evaluate, cfg):
-    from webmend.tasks.scoring import score
+    from webmend.evaluate.scoring import score
 
     item = {"id": "j", "test_cases": [case({"action": "click", "selector": "#show"}, {"action": "assert_visible", "selector": "#count"})]}
     injected = evaluate(fixture_html("hostile/judge_injection.html"), item)

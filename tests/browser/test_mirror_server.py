@@ -10,7 +10,7 @@ from conftest import case
 from webmend.browser.worker import BrowserWorker
 from webmend.cdn.serve import MIRROR_HOST, mirror_url
 from webmend.config import EvalConfig
-from webmend.tasks.evaluate import evaluate_page
+from webmend.evaluate.page import evaluate_page
 
 THREE = "https://cdnjs.cloudflare.com/ajax/libs/three.js/r128/three.min.js"
 PAGE = f"""<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Spin</title>

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from conftest import case, fixture_html
-from webmend.tasks.scoring import score
+from webmend.evaluate.scoring import score
 
 
 def ev_of(evaluate, name, *cases, item_extra=None):
@@ -78,7 +78,7 @@ def test_three_js_from_a_cdn_renders_offline(evaluate, name):
 
 
 def test_visual_design_estimate_ranks_the_design_fixtures(evaluate, cfg):
-    from webmend.tasks.scoring import visual_design_estimate
+    from webmend.evaluate.scoring import visual_design_estimate
 
     names = ["design_1_polished", "design_2_good", "design_3_plain", "design_4_unstyled", "design_5_broken"]
     estimates = [visual_design_estimate(evaluate(fixture_html(f"pages/design/{n}.html"), None)) for n in names]

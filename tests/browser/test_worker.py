@@ -45,7 +45,7 @@ def _kill_browsers_of(worker: BrowserWorker) -> int:
 
 
 def test_a_killed_browser_is_replaced(cfg):
-    from webmend.tasks.evaluate import evaluate_page
+    from webmend.evaluate.page import evaluate_page
 
     worker = BrowserWorker(cfg)
     try:

@@ -13,7 +13,7 @@ from conftest import FIXTURES
 from flow_fixtures import chromium_under
 from webmend.config import EvalConfig
 from webmend.flows import dask_worker, tasks
-from webmend.tasks import batches
+from webmend.pool import batches
 
 CLUSTER = {"n_workers": 2, "threads_per_worker": 1, "processes": True, "dashboard_address": None,
            "host": "127.0.0.1"}

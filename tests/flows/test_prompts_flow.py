@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from conftest import ROOT
-from generate.llm_server import RoutedReplies, chat_reply
+from llm.llm_server import RoutedReplies, chat_reply
 from webmend.store.duckdb_views import run_query
 
 MODEL = "openai/scripted-model"

@@ -3,8 +3,8 @@
 import json
 import logging
 
-from gen_fixtures import MODEL, SECRET_KEY, server  # noqa: F401  (fixture)
-from generate.llm_server import RoutedReplies, chat_reply, error_reply, rate_limited
+from llm.llm_fixtures import MODEL, SECRET_KEY, server  # noqa: F401  (fixture)
+from llm.llm_server import RoutedReplies, chat_reply, error_reply, rate_limited
 from webmend.cli import main
 from webmend.store import DataRoot
 

@@ -2,9 +2,9 @@
 
 import json
 
-from gen_fixtures import MODEL, make_client, server  # noqa: F401  (fixture)
-from generate.llm_server import chat_reply, content_filtered, error_reply, policy_violation
-from webmend.generate.cache import ResponseCache
+from llm.llm_fixtures import MODEL, make_client, server  # noqa: F401  (fixture)
+from llm.llm_server import chat_reply, content_filtered, error_reply, policy_violation
+from webmend.llm.cache import ResponseCache
 from webmend.generate.core import RunStop, generate_sample, page_status
 from webmend.generate.prompts import SAFE_DEMO_SUFFIX, SYSTEM_PROMPT, PromptIn, sha256_text
 from webmend.generate.samples import GenerationConfig, Sample
@@ -103,7 +103,7 @@ def test_rejected_credentials_stop_the_run(server, tmp_path):
 
 
 def test_an_entry_from_an_older_layout_is_a_miss(server, tmp_path):
-    from webmend.generate.cache import cache_key
+    from webmend.llm.cache import cache_key
     from webmend.generate.prompts import messages_for
     from webmend.generate.samples import params_for
 

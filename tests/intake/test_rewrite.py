@@ -3,18 +3,15 @@
 from __future__ import annotations
 
 import json
-import sys
-from pathlib import Path
 
 import pyarrow.parquet as pq
 import pytest
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "generate"))  # the shared scripted LLM server
-from llm_server import ScriptedLLMServer, chat_reply, content_filtered, error_reply  # noqa: E402
+from llm.llm_server import ScriptedLLMServer, chat_reply, content_filtered, error_reply
 
 from webmend.cli import main  # noqa: E402
 from webmend.intake.family import classify  # noqa: E402
-from webmend.intake.llm import litellm_complete  # noqa: E402
+from webmend.llm.complete import litellm_complete  # noqa: E402
 from webmend.intake.rewrite import NOT_A_WEB_TASK, SYSTEM, parse_rewrite  # noqa: E402
 
 

@@ -15,7 +15,7 @@ from webmend.schemas.tables import TABLES
 from webmend.store import DataRoot
 from webmend.store.duckdb_views import (build_database, connect, duckdb_type, example_queries, format_result,
                                         run_query)
-from webmend.tasks.traces import write_evaluation_traces
+from webmend.evaluate.traces import write_evaluation_traces
 
 DOCS = Path(__file__).resolve().parents[2] / "docs" / "queries.md"
 

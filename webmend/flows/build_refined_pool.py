@@ -1,6 +1,6 @@
 """The build-refined-pool flow: read a corpus (or make one from prompts: intake, then generation),
 evaluate it in batches on Dask, write trace tables, publish a markdown summary. It only wires tasks
-(webmend/flows/tasks.py) around the pure cores (webmend/tasks/batches.py, pool_inputs.py); later
+(webmend/flows/tasks.py) around the pure cores (webmend/pool/batches.py, pool_inputs.py); later
 stages (repair, contracts, export) join here.
 
 Run it through a deployment (prefect.yaml, docs/flows.md) or directly:
@@ -21,10 +21,10 @@ from prefect import flow
 from prefect.futures import as_completed
 
 from webmend.flows import dask_worker, tasks
-from webmend.generate.settings import GenerationSettings, add_settings_arguments, settings_from_args
+from webmend.llm.settings import GenerationSettings, add_settings_arguments, settings_from_args
 from webmend.store import DEFAULT_ROOT
-from webmend.tasks.batches import DEFAULT_BATCH_SIZE, drive
-from webmend.tasks.pool_inputs import items_from_prompts
+from webmend.pool.batches import DEFAULT_BATCH_SIZE, drive
+from webmend.pool.inputs import items_from_prompts
 
 FLOW_NAME = "build-refined-pool"
 

@@ -1,4 +1,4 @@
-"""Prefect tasks of build-refined-pool: thin wrappers around the pure cores in webmend.tasks.
+"""Prefect tasks of build-refined-pool: thin wrappers around the pure cores in webmend.evaluate.
 
 Tasks return plain data (records are dicts). Retries only for infrastructure failures (a browser
 that cannot start, a dead Dask worker, a failed write): a bad input or row fails at once. No
@@ -15,10 +15,10 @@ from prefect.cache_policies import NO_CACHE
 from prefect_dask import DaskTaskRunner
 
 from webmend.config import EvalConfig, load_config
-from webmend.generate.settings import GenerationSettings
-from webmend.tasks import batches as core
-from webmend.tasks import pool_inputs
-from webmend.tasks.pool_summary import summarize_pool, summary_markdown
+from webmend.llm.settings import GenerationSettings
+from webmend.pool import batches as core
+from webmend.pool import inputs as pool_inputs
+from webmend.pool.summary import summarize_pool, summary_markdown
 
 ARTIFACT_KEY = "build-refined-pool-summary"
 

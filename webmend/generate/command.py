@@ -9,7 +9,7 @@ import time
 import uuid
 from pathlib import Path
 
-from webmend.generate.settings import add_settings_arguments, settings_from_args
+from webmend.llm.settings import add_settings_arguments, settings_from_args
 
 DEFAULT_OUT = "out/generate"
 
@@ -28,7 +28,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 def run_command(args: argparse.Namespace) -> int:
     # Imported here: litellm takes seconds to import, other subcommands should not pay for it.
-    from webmend.generate.cache import ResponseCache
+    from webmend.llm.cache import ResponseCache
     from webmend.generate.prompts import load_prompts
     from webmend.generate.run import run_generation
     from webmend.generate.samples import GenerationConfig

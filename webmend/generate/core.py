@@ -13,13 +13,13 @@ import threading
 from dataclasses import asdict, dataclass, field
 from datetime import datetime
 
-from webmend.generate.cache import ResponseCache, cache_key
-from webmend.generate.client import Completion, LLMClient, LLMError
-from webmend.generate.limits import SpendCapReached
+from webmend.llm.cache import ResponseCache, cache_key
+from webmend.llm.client import Completion, LLMClient, LLMError
+from webmend.llm.limits import SpendCapReached
 from webmend.generate.prompts import messages_for, sha256_text
-from webmend.generate.redact import redact
+from webmend.llm.redact import redact
 from webmend.generate.samples import GenerationConfig, Sample, params_for
-from webmend.tasks.extract import extract_page
+from webmend.extract import extract_page
 
 log = logging.getLogger(__name__)
 

@@ -18,8 +18,8 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Callable
 
-from webmend.generate.cache import ResponseCache
-from webmend.generate.client import LLMClient
+from webmend.llm.cache import ResponseCache
+from webmend.llm.client import LLMClient
 from webmend.generate.core import RunStop, SampleResult, generate_sample
 from webmend.generate.prompts import PromptIn
 from webmend.generate.samples import GenerationConfig, Sample, plan_samples

@@ -1,6 +1,6 @@
 """What to generate: the samples of each prompt and the parameters of each call.
 
-Sample ids follow the evaluator's convention (`webmend.tasks.inputs.match_item`): sample 0 of prompt
+Sample ids follow the evaluator's convention (`webmend.evaluate.inputs.match_item`): sample 0 of prompt
 P keeps the id `P`, sample k > 0 is `P#k`. So asking for more samples later keeps the first one's id
 and cache entry, and every sample still matches test item P.
 """

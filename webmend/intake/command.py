@@ -93,6 +93,6 @@ def _run(args, raws, *, cfg=None, extra=None) -> int:
 def _model(name: str | None):
     if not name:
         return None
-    from webmend.intake.llm import litellm_complete
+    from webmend.llm.complete import litellm_complete
 
     return litellm_complete(name)

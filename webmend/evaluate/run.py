@@ -1,0 +1,130 @@
+"""Evaluate a stream of inputs into DIR/results.jsonl (input order) and DIR/summary.json.
+
+Records are appended and flushed one by one, so a crash loses at most the page in flight;
+a rerun with the same config skips the records already written (resume).
+With N > 1 workers, each worker process keeps its own warm Chromium.
+"""
+
+from __future__ import annotations
+
+import itertools
+import json
+import logging
+import multiprocessing as mp
+import os
+import time
+from pathlib import Path
+from typing import Callable, Iterable, Iterator
+
+from webmend.config import EvalConfig
+from webmend.evaluate.inputs import RawInput, match_item
+from webmend.evaluate.summary import summarize
+
+log = logging.getLogger(__name__)
+
+RESULTS = "results.jsonl"
+SUMMARY = "summary.json"
+
+_state: dict = {}
+
+
+def _init_worker(cfg_json: str, items: dict, out_dir: str | None = None) -> None:
+    from webmend.browser.worker import get_worker
+
+    cfg = EvalConfig.model_validate_json(cfg_json)
+    worker = get_worker(cfg)
+    worker.ensure_started()  # every record, rejects included, names the browser version
+    _state.update(cfg=cfg, items=items, worker=worker, out_dir=Path(out_dir) if out_dir else None)
+
+
+def _evaluate_one(raw: RawInput) -> dict:
+    from webmend.evaluate.records import evaluate_input
+
+    item = match_item(_state["items"], raw.id)
+    return evaluate_input(raw, item, _state["cfg"], _state["worker"], _state.get("out_dir"))
+
+
+def completed_records(path: Path, config_hash: str) -> int:
+    """Count complete records from an earlier run with the same config, streaming the file.
+
+    Everything after the last good record (a torn last line, or records written under another
+    config) is cut off, so the run appends right after it.
+    """
+    if not path.exists():
+        return 0
+    done, good_end = 0, 0
+    with open(path, "rb") as fh:
+        for line in fh:
+            if not line.endswith(b"\n"):
+                break  # torn by a crash mid-write
+            try:
+                rec = json.loads(line)
+            except json.JSONDecodeError:
+                break
+            if not isinstance(rec, dict) or rec.get("config_hash") != config_hash:
+                break
+            done += 1
+            good_end = fh.tell()
+    if good_end != path.stat().st_size:
+        with open(path, "r+b") as fh:
+            fh.truncate(good_end)
+    return done
+
+
+def iter_records(path: Path) -> Iterator[dict]:
+    with open(path, encoding="utf-8") as fh:
+        for line in fh:
+            if line.strip():
+                yield json.loads(line)
+
+
+def _results(inputs: Iterator[RawInput], workers: int, cfg: EvalConfig, items: dict, out: Path) -> Iterator[dict]:
+    if workers <= 1:
+        _init_worker(cfg.model_dump_json(), items, str(out))
+        try:
+            for raw in inputs:
+                yield _evaluate_one(raw)
+        finally:
+            _state["worker"].close()
+        return
+    ctx = mp.get_context("spawn")
+    with ctx.Pool(workers, initializer=_init_worker, initargs=(cfg.model_dump_json(), items, str(out))) as pool:
+        # Feed the pool a window at a time so a huge input stream is never held in memory.
+        while True:
+            window = list(itertools.islice(inputs, workers * 4))
+            if not window:
+                break
+            yield from pool.imap(_evaluate_one, window)
+
+
+def run_evaluation(
+    inputs: Iterable[RawInput],
+    items: dict,
+    cfg: EvalConfig,
+    out_dir: str | Path,
+    workers: int = 1,
+    progress: Callable[[dict], None] | None = None,
+) -> dict:
+    out = Path(out_dir)
+    out.mkdir(parents=True, exist_ok=True)
+    results_path = out / RESULTS
+    started = time.perf_counter()
+    done = completed_records(results_path, cfg.config_hash())
+    if done:
+        log.info("resuming: %d records already in %s", done, results_path)
+    pending = itertools.islice(iter(inputs), done, None)
+    with open(results_path, "a", encoding="utf-8") as fh:
+        for rec in _results(pending, workers, cfg, items, out):
+            fh.write(json.dumps(rec, sort_keys=True) + "\n")
+            fh.flush()
+            if progress:
+                progress(rec)
+    summary = summarize(iter_records(results_path), cfg, time.perf_counter() - started)
+    write_json_atomic(out / SUMMARY, summary)
+    return summary
+
+
+def write_json_atomic(path: Path, obj) -> None:
+    tmp = path.with_suffix(path.suffix + ".tmp")
+    tmp.write_text(json.dumps(obj, indent=2, sort_keys=True) + "\n", encoding="utf-8")
+    os.replace(tmp, path)

@@ -1,0 +1,221 @@
+"""Scores from stored evidence (no browser): five dimensions in points of their budgets.
+
+Evaluation writes evidence; this module turns it into numbers; the band thresholds come from
+config. `webmend rescore` reruns exactly this on stored results. Rules: docs/scoring.md.
+"""
+
+from __future__ import annotations
+
+import math
+
+from webmend.config import EvalConfig
+from webmend.evaluate.experience.gating import game_like
+
+SCORING_VERSION = "2"  # bump whenever a rule below changes (2: experience-protocol evidence)
+SCORED_STATUSES = ("ok", "hang", "crashed", "resource_limit")
+MOTION_EPS = 0.01
+
+
+def _clamp(x: float) -> float:
+    return max(0.0, min(1.0, x))
+
+
+def state_band(total: float | None, cfg: EvalConfig) -> str | None:
+    if total is None:
+        return None
+    if total < cfg.bands.low_below:
+        return "Low"
+    return "High" if total >= cfg.bands.high_from else "Mid"
+
+
+def weighted_pass_rate(tests: list[dict]) -> float | None:
+    total = sum(t["weight"] for t in tests)
+    if not tests or total <= 0:
+        return None
+    return sum(t["weight"] for t in tests if t["passed"]) / total
+
+
+def _visible(probe: dict) -> float:
+    if probe.get("blank", True):
+        return 0.0
+    doc = probe.get("doc") or {}
+    has_canvas = any(c.get("visible") and c["width"] * c["height"] > 0 for c in probe.get("canvases") or [])
+    drawn = probe.get("canvas_pixels")
+    if has_canvas and drawn and all(c.get("blank") for c in drawn) and doc.get("textChars", 0) == 0:
+        return 0.5  # the page's only content is a canvas nobody drew on
+    return 1.0 if doc.get("textChars", 0) > 0 or has_canvas else 0.5
+
+
+def _error_health(events: dict) -> float:
+    return _clamp(1 - 0.5 * events.get("page_error_count", 0) - 0.25 * events.get("console_error_count", 0))
+
+
+def _overflow_ok(probe: dict, key: str) -> float:
+    info = probe.get(key)
+    return 0.0 if info is None or info.get("overflowing") else 1.0
+
+
+def _layout(probe: dict) -> float:
+    """Share of viewports (desktop, tablet, mobile) a user can use: no sideways overflow, every
+    control on screen and not covered, text readable. Older evidence has desktop and mobile only."""
+    views = probe.get("viewports")
+    if not views:
+        return 0.5 * _overflow_ok(probe, "overflow_desktop") + 0.5 * _overflow_ok(probe, "overflow_mobile")
+    ok = []
+    for v in views.values():
+        problems = [v.get("overflow"), v.get("offscreen_controls"), v.get("overlapping_controls"), v.get("unreadable_text")]
+        ok.append(1.0 - min(1.0, 0.5 * sum(1 for p in problems if p)))
+    return sum(ok) / len(ok)
+
+
+def rendering(ev: dict, status: str) -> float:
+    probe, events = ev.get("probe") or {}, ev.get("events") or {}
+    stalled = (probe.get("motion") or {}).get("stalled")
+    stable = 0.0 if status in ("crashed", "resource_limit") or probe.get("load_hang") else 0.5 if stalled else 1.0
+    return 0.4 * _visible(probe) + 0.3 * _error_health(events) + 0.2 * _layout(probe) + 0.1 * stable
+
+
+def visual_design_estimate(ev: dict) -> float:
+    """Deterministic stand-in for the visual judge, built from computed-style evidence.
+
+    Presentation (styling, type, palette, responsiveness) is scaled by legibility: text that
+    cannot be read or that overlaps other text spoils a design however much CSS it has.
+    """
+    probe, facts = ev.get("probe") or {}, ev.get("static") or {}
+    d = probe.get("design")
+    if not d or _visible(probe) == 0:
+        return 0.0
+    n = max(1, d["textElements"])
+    bgs = d["backgrounds"]
+    presentation = {
+        "styled": (0.15, _clamp(math.log1p(d["cssRules"]) / math.log(61))),
+        "viewport": (0.10, 1.0 if facts.get("has_viewport_meta") else 0.0),
+        "font": (0.10, 0.0 if d["defaultFont"] else 1.0),
+        "mobile": (0.10, _overflow_ok(probe, "overflow_mobile")),
+        "palette": (0.10, 0.0 if bgs == 0 else 0.4 if bgs == 1 else 1.0 if bgs <= 14 else 0.6),
+        "hierarchy": (0.10, _clamp((d["fontSizes"] - 1) / 3)),
+        "hover": (0.05, _clamp(d["hoverRules"] / 4)),
+    }
+    weight = sum(w for w, _ in presentation.values())
+    look = sum(w * v for w, v in presentation.values()) / weight
+    legible = _clamp(1 - d["lowContrast"] / n) * (1 - 0.5 * _clamp(d["smallText"] / n))
+    intact = _clamp(1 - d["overlaps"] / max(3.0, 0.2 * n))
+    return look * (0.3 + 0.7 * legible * intact)
+
+
+def _controls(probe: dict) -> tuple[int, int]:
+    """(controls judged, controls that responded); text fields that only took input are neutral."""
+    ctrls = [c for c in probe.get("controls") or [] if c.get("responded") is not None]
+    return len(ctrls), sum(1 for c in ctrls if c.get("responded"))
+
+
+# What layer 3 found, as a behaviour score (None: layer 3 did not run, nothing to say).
+PLAY_OUTCOME = {"played": 1.0, "stalled": 0.3, "error": 0.2, "did_not_start": 0.1}
+
+
+def _play(ev: dict) -> float | None:
+    """The rollout's outcome as behaviour, for pages that looked like games. A rollout through a
+    multi-step UI is evidence for repair, not a verdict: a form wizard does not "start"."""
+    outcome = ((ev.get("probe") or {}).get("play") or {}).get("outcome")
+    reasons = ((ev.get("experience") or {}).get("layers_why") or {}).get("3") or []
+    if not outcome or (reasons and not game_like(reasons)):
+        return None
+    return PLAY_OUTCOME.get(outcome)
+
+
+def _behaviour(ev: dict, interactive: bool) -> float:
+    """How much of what the page offers works: controls, forms, keys, motion and play."""
+    probe = ev.get("probe") or {}
+    tried, worked = _controls(probe)
+    forms = probe.get("forms") or []
+    parts = []
+    if tried:
+        parts.append(worked / tried)
+    if forms:
+        parts.append(sum(1 for f in forms if f.get("changed")) / len(forms))
+    play = _play(ev)
+    if play is not None:
+        parts.append(play)
+    moving = max(probe.get("motion_diff", 0), probe.get("motion_late_diff", 0)) > MOTION_EPS or (probe.get("motion") or {}).get("animating")
+    if not parts:
+        if probe.get("keys_responsive") or moving:
+            parts.append(1.0)
+        else:
+            # A static prompt asked for nothing to use; an interactive one did.
+            parts.append(0.3 if interactive else 1.0)
+    behaviour = sum(parts) / len(parts)
+    if (probe.get("motion") or {}).get("stalled"):
+        behaviour *= 0.7  # a loop that died while nobody touched the page
+    return behaviour
+
+
+def _probe_functionality(ev: dict, interactive: bool) -> float:
+    probe, events = ev.get("probe") or {}, ev.get("events") or {}
+    return 0.3 * _visible(probe) + 0.2 * _error_health(events) + 0.5 * _behaviour(ev, interactive)
+
+
+def interaction(ev: dict, cfg: EvalConfig) -> float:
+    probe = ev.get("probe") or {}
+    tried, worked = _controls(probe)
+    responsive = worked / tried if tried else (1.0 if probe.get("keys_responsive") else 0.0)
+    hangs = (ev.get("events") or {}).get("hangs") or []
+    hover = 1.0 if (probe.get("design") or {}).get("hoverRules") or any(c.get("hover_changed") for c in probe.get("controls") or []) else 0.0
+    keys = 1.0 if probe.get("keys_responsive") or tried else 0.0
+    latencies = [c["latency_ms"] for c in probe.get("controls") or [] if c.get("responded") and c.get("latency_ms")]
+    prompt = 0.0 if any(ms > cfg.scoring.slow_response_ms for ms in latencies) else 1.0
+    base = 0.45 * responsive + 0.15 * keys + 0.1 * hover + 0.1 * prompt + 0.2 * (0.0 if hangs else 1.0)
+    play = _play(ev)
+    return base if play is None else 0.8 * base + 0.2 * play
+
+
+def code_quality(ev: dict) -> float:
+    f = ev.get("static") or {}
+    events = ev.get("events") or {}
+    semantic = sum(1 for t in ("header", "nav", "main", "section", "article", "footer") if (f.get("semantic_tags") or {}).get(t))
+    checks = [
+        bool(f.get("doctype")),
+        bool(f.get("lang")),
+        bool(f.get("title")),
+        bool(f.get("has_viewport_meta")),
+        bool(f.get("charset_declared")),
+        semantic >= 2,
+        f.get("images_without_alt", 0) == 0,
+        events.get("page_error_count", 0) == 0,
+        f.get("size_bytes", 0) < 500_000,
+        f.get("inline_event_handlers", 0) <= 5,
+    ]
+    return sum(checks) / len(checks)
+
+
+def score(ev: dict, cfg: EvalConfig, interactive: bool) -> dict | None:
+    """Points per dimension and the total; None for statuses that are not scored."""
+    status = ev.get("status")
+    if status not in SCORED_STATUSES:
+        return None
+    b = cfg.budgets
+    rate = weighted_pass_rate(ev.get("tests") or [])
+    func_budget = b.functionality if interactive else b.functionality_static
+    func = rate if rate is not None else _probe_functionality(ev, interactive)
+    dims = {
+        "rendering": b.rendering * rendering(ev, status),
+        "visual_design": b.visual_design * visual_design_estimate(ev),
+        "functionality": func_budget * func,
+        "interaction": b.interaction * interaction(ev, cfg) if interactive else None,
+        "code_quality": b.code_quality * code_quality(ev),
+    }
+    dims = {k: (round(v, 3) if v is not None else None) for k, v in dims.items()}
+    dims["total"] = round(sum(v for v in dims.values() if v is not None), 3)
+    return dims
+
+
+def apply_judge(score: dict | None, verdict: dict | None) -> dict | None:
+    """Scores with the judge's visual design (and bounded functionality) in place of the estimates."""
+    if not score or not verdict:
+        return score
+    out = dict(score)
+    if verdict.get("visual_design") is not None:
+        out["visual_design"] = round(float(verdict["visual_design"]), 3)
+    if verdict.get("functionality") is not None:
+        out["functionality"] = round(float(verdict["functionality"]), 3)
+    out["total"] = round(sum(v for k, v in out.items() if k != "total" and v is not None), 3)
+    return out

@@ -1,0 +1,380 @@
+"""Executable test cases (HTMLBench format), each run on a freshly loaded page.
+
+A step either succeeds or raises `StepFailed` with the reason; the first failing step fails
+the test case. Every action follows the format note's intended meaning; where that differs
+from the public reference runner it is listed in docs/testcase-runner.md.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import re
+
+from webmend.browser.session import JsError, PageCrashed, PageHung, PageSession
+from webmend.evaluate.keys import normalize_key
+from webmend.evaluate.similarity import is_blank, screenshot_diff
+
+log = logging.getLogger(__name__)
+
+ACTION_TIMEOUT_MS = 1500  # Playwright actionability wait (real time; page time is paused)
+
+
+class StepFailed(Exception):
+    pass
+
+
+def js_regex(pattern: str) -> tuple[str, str]:
+    """Split leading inline flags like (?i) off a pattern: (source, js_flags)."""
+    flags = ""
+    m = re.match(r"^\(\?([a-z]+)\)", pattern)
+    if m:
+        flags = "".join(f for f in m.group(1) if f in "ims")
+        pattern = pattern[m.end():]
+    return pattern, flags
+
+
+def py_search(pattern: str, text: str) -> bool:
+    """Case-insensitive regex search; an invalid pattern is matched literally."""
+    try:
+        return re.search(pattern, text, re.IGNORECASE) is not None
+    except re.error:
+        return pattern.lower() in text.lower()
+
+
+def _num(value, default: float) -> float:
+    try:
+        return float(value)
+    except (TypeError, ValueError):
+        return default
+
+
+def _point(value) -> tuple[float, float] | None:
+    if isinstance(value, dict):
+        return _num(value.get("x"), 0), _num(value.get("y"), 0)
+    if isinstance(value, (list, tuple)) and len(value) >= 2:
+        return _num(value[0], 0), _num(value[1], 0)
+    return None
+
+
+class StepRunner:
+    """Runs the steps of one test case against one fresh PageSession."""
+
+    def __init__(self, session: PageSession, errors_at_start: int):
+        self.s = session
+        self.page = session.page
+        self.reference = None
+        self.errors_at_start = errors_at_start
+
+    def first_visible(self, selector: str):
+        if not selector:
+            raise StepFailed("missing selector")
+        return self.page.locator(selector).locator("visible=true").first
+
+    async def settle(self) -> None:
+        await self.s.advance(self.s.cfg.limits.settle_ms)
+
+    async def run(self, step: dict) -> None:
+        action = step.get("action")
+        handler = getattr(self, f"do_{action}", None) if isinstance(action, str) else None
+        if handler is None:
+            raise StepFailed(f"unknown action {action!r}")
+        await handler(step)
+
+    async def _act(self, coro, what: str, label: str | None = None):
+        """A guarded browser call; its failure (not a hang or crash) fails the step."""
+        try:
+            return await self.s.guard(coro, what)
+        except (PageHung, PageCrashed):
+            raise
+        except Exception as exc:
+            raise StepFailed(f"{label or what}: {_short(exc)}") from None
+
+    # ---- actions -------------------------------------------------------------------------
+    async def do_click(self, step):
+        await self._act(self.first_visible(step.get("selector")).click(timeout=ACTION_TIMEOUT_MS), "click")
+        await self.settle()
+
+    async def do_click_text(self, step):
+        source, flags = js_regex(str(step.get("text_pattern") or step.get("text") or ""))
+        target = await self.s.iso(f"__wm.byText({json.dumps(source)}, {json.dumps(flags)})")
+        if not target.get("ok"):
+            raise StepFailed(target.get("error", "no match"))
+        await self._act(self.page.locator(target["selector"]).first.click(timeout=ACTION_TIMEOUT_MS), "click_text")
+        await self.settle()
+
+    async def do_type(self, step):
+        await self._act(self.first_visible(step.get("selector")).fill(str(step.get("text", "")), timeout=ACTION_TIMEOUT_MS), "type")
+        await self.settle()
+
+    async def do_press_key(self, step):
+        key = normalize_key(step.get("key", ""))
+        for _ in range(max(1, int(_num(step.get("repeat"), 1)))):
+            await self._act(self.page.keyboard.press(key), f"press {key}")
+            await self.settle()
+
+    async def do_hover(self, step):
+        await self._act(self.first_visible(step.get("selector")).hover(timeout=ACTION_TIMEOUT_MS), "hover")
+        await self.settle()
+
+    async def do_focus(self, step):
+        await self._act(self.first_visible(step.get("selector")).focus(timeout=ACTION_TIMEOUT_MS), "focus")
+        await self.settle()
+
+    async def do_contextmenu(self, step):
+        loc = self.first_visible(step.get("selector") or "body")
+        await self._act(loc.click(button="right", timeout=ACTION_TIMEOUT_MS), "contextmenu")
+        await self.settle()
+
+    async def do_scroll(self, step):
+        if "dx" in step or "dy" in step:
+            dx, dy = _num(step.get("dx"), 0), _num(step.get("dy"), 0)
+        else:
+            amount = _num(step.get("amount"), 300)
+            dx, dy = {"down": (0, amount), "up": (0, -amount), "right": (amount, 0), "left": (-amount, 0)}.get(
+                str(step.get("direction", "down")).lower(), (0, amount)
+            )
+        await self.s.scroll_by(dx, dy)
+        await self.settle()
+
+    async def do_drag(self, step):
+        start, end = await self._drag_points(step)
+        mouse = self.page.mouse
+        await self._act(mouse.move(*start), "drag")
+        await self._act(mouse.down(), "drag")
+        for i in range(1, 6):
+            x = start[0] + (end[0] - start[0]) * i / 5
+            y = start[1] + (end[1] - start[1]) * i / 5
+            await self._act(mouse.move(x, y), "drag")
+            await self.s.advance(16)
+        await self._act(mouse.up(), "drag")
+        await self.settle()
+
+    async def _drag_points(self, step):
+        start = _point(step.get("from_pos")) or _point(step.get("from"))
+        if start is None and step.get("from_selector"):
+            box = await self._box(step["from_selector"])
+            off = _point(step.get("from_offset")) or (box["width"] / 2, box["height"] / 2)
+            start = (box["x"] + off[0], box["y"] + off[1])
+        if start is None:
+            start = (self.s.viewport.width / 2, self.s.viewport.height / 2)
+        end = _point(step.get("to_pos")) or _point(step.get("to"))
+        if end is None and step.get("to_selector"):
+            box = await self._box(step["to_selector"])
+            end = (box["x"] + box["width"] / 2, box["y"] + box["height"] / 2)
+        if end is None:
+            end = (start[0] + _num(step.get("dx"), 0), start[1] + _num(step.get("dy"), 0))
+        return start, end
+
+    async def _box(self, selector):
+        box = await self._act(self.first_visible(selector).bounding_box(timeout=ACTION_TIMEOUT_MS), "box", "drag")
+        if box is None:
+            raise StepFailed(f"drag: {selector} has no box")
+        return box
+
+    async def do_resize(self, step):
+        width = int(_num(step.get("width"), self.s.viewport.width))
+        height = int(_num(step.get("height"), self.s.viewport.height))
+        if not (100 <= width <= 4000 and 100 <= height <= 4000):
+            raise StepFailed(f"resize: unreasonable size {width}x{height}")
+        await self.s.set_viewport(width, height)
+        await self.settle()
+
+    async def do_wait(self, step):
+        ms = min(_num(step.get("ms", step.get("duration", 0)), 0), self.s.cfg.limits.max_wait_ms)
+        await self.s.advance(ms)
+
+    async def do_wait_for(self, step):
+        selector = step.get("selector")
+        budget = min(_num(step.get("timeout"), 5000), self.s.cfg.limits.max_wait_ms)
+        poll = self.s.cfg.limits.wait_for_poll_ms
+        waited = 0.0
+        while True:
+            if await self._visible_count(selector) > 0:
+                return
+            if waited >= budget:
+                raise StepFailed(f"wait_for: {selector} did not appear within {budget:.0f} ms")
+            await self.s.advance(poll)
+            waited += poll
+
+    async def _visible_count(self, selector) -> int:
+        return await self._act(self.page.locator(selector).locator("visible=true").count(), "count", f"bad selector {selector!r}")
+
+    async def do_eval_js(self, step):
+        try:
+            await self.s.main_eval(str(step.get("expression", "")))
+        except JsError as exc:
+            raise StepFailed(f"eval_js threw: {_short(exc)}") from None
+        await self.settle()
+
+    async def do_screenshot(self, step):
+        self.reference = await self.s.thumb()
+
+    async def do_assert_screenshot_changed(self, step):
+        if self.reference is None:
+            raise StepFailed("assert_screenshot_changed: no earlier screenshot in this test case")
+        threshold = _num(step.get("threshold"), self.s.cfg.screenshot_change_threshold)
+        diff = screenshot_diff(self.reference, await self.s.thumb())
+        if diff < 1 - threshold:
+            raise StepFailed(f"screenshot unchanged (diff {diff:.4f} < {1 - threshold:.4f})")
+
+    async def do_assert_screenshot_not_blank(self, step):
+        if is_blank(await self.s.thumb()):
+            raise StepFailed("viewport is blank")
+
+    async def do_assert_js_value(self, step):
+        expected = step.get("expected", True)
+        try:
+            value = await self.s.main_eval(str(step.get("expression", "")))
+        except JsError as exc:
+            raise StepFailed(f"assert_js_value threw: {_short(exc)}") from None
+        if value != expected or type(value) is not type(expected):
+            raise StepFailed(f"assert_js_value: got {_short(json.dumps(value))}, expected {json.dumps(expected)}")
+
+    async def do_assert_text_contains(self, step):
+        text = await self._text_of(step.get("selector"))
+        if not py_search(str(step.get("text", "")), text):
+            raise StepFailed(f"text {step.get('text')!r} not found in {_short(text)!r}")
+
+    async def do_assert_text_not_contains(self, step):
+        text = await self._text_of(step.get("selector"), missing_ok=True)
+        if py_search(str(step.get("text", "")), text):
+            raise StepFailed(f"text {step.get('text')!r} present")
+
+    async def _text_of(self, selector, missing_ok=False) -> str:
+        loc = self.first_visible(selector or "body")
+        try:
+            if await self.s.guard(loc.count(), "count") == 0:
+                if missing_ok:
+                    return ""
+                raise StepFailed(f"no visible match for {selector!r}")
+            return await self.s.guard(loc.inner_text(timeout=ACTION_TIMEOUT_MS), "inner_text")
+        except (PageHung, PageCrashed, StepFailed):
+            raise
+        except Exception as exc:
+            raise StepFailed(f"text of {selector!r}: {_short(exc)}") from None
+
+    async def do_assert_count(self, step):
+        selector = step.get("selector")
+        n = await self._act(self.page.locator(selector).count(), "count", f"bad selector {selector!r}")
+        for key, ok in (("gte", lambda a, b: a >= b), ("lte", lambda a, b: a <= b), ("eq", lambda a, b: a == b)):
+            if key in step and not ok(n, _num(step[key], 0)):
+                raise StepFailed(f"count of {selector!r} is {n}, expected {key} {step[key]}")
+
+    async def do_assert_visible(self, step):
+        if not await self._first_visible_state(step.get("selector")):
+            raise StepFailed(f"{step.get('selector')!r} is not visible")
+
+    async def do_assert_not_visible(self, step):
+        if await self._first_visible_state(step.get("selector")):
+            raise StepFailed(f"{step.get('selector')!r} is visible")
+
+    async def _first_visible_state(self, selector) -> bool:
+        return await self._act(self.page.locator(selector).first.is_visible(), "is_visible", f"bad selector {selector!r}")
+
+    async def do_assert_no_horizontal_scroll(self, step):
+        info = await self.s.iso("__wm.overflow()")
+        if info["overflowing"]:
+            raise StepFailed(f"horizontal scroll: scrollWidth {info['scrollWidth']} > clientWidth {info['clientWidth']}")
+
+    async def do_assert_a11y_basic(self, step):
+        info = await self.s.iso("__wm.a11y()")
+        problems = [p for p, bad in (
+            (f"{info['imagesWithoutAlt']} img without alt", info["imagesWithoutAlt"] > 0),
+            ("no h1", not info["hasH1"]),
+            ("html has no lang", not info["hasLang"]),
+        ) if bad]
+        if problems:
+            raise StepFailed("a11y: " + ", ".join(problems))
+
+    async def do_assert_semantic_html(self, step):
+        tags = step.get("tags") or []
+        if isinstance(tags, str):
+            tags = [t.strip() for t in re.split(r"[,\s]+", tags) if t.strip()]
+        found = await self.s.iso(f"__wm.semantic({json.dumps([str(t) for t in tags])})")
+        missing = [t for t, ok in found.items() if not ok]
+        if missing:
+            raise StepFailed("missing tags: " + ", ".join(missing))
+
+    async def do_assert_console_clean(self, step):
+        errors = self.s.shared.events.error_total - self.errors_at_start
+        if errors:
+            raise StepFailed(f"{errors} console error(s) or uncaught exception(s)")
+
+    async def do_assert_style(self, step):
+        got = await self.s.iso(f"__wm.style({json.dumps(step.get('selector'))}, {json.dumps(step.get('property'))})")
+        want = str(step.get("value", "")).strip().lower()
+        if got is None or got.lower().replace(" ", "") != want.replace(" ", ""):
+            raise StepFailed(f"style {step.get('property')} is {got!r}, expected {want!r}")
+
+    async def do_assert_attribute(self, step):
+        loc = self.page.locator(step.get("selector")).first
+        got = await self._act(loc.get_attribute(str(step.get("attribute")), timeout=ACTION_TIMEOUT_MS), "attribute")
+        if got is None or ("value" in step and str(got) != str(step["value"])):
+            raise StepFailed(f"attribute {step.get('attribute')} is {got!r}")
+
+    async def do_select_option(self, step):
+        loc = self.first_visible(step.get("selector"))
+        await self._act(loc.select_option(str(step.get("value", "")), timeout=ACTION_TIMEOUT_MS), "select_option")
+        await self.settle()
+
+    async def do_check(self, step):
+        await self._act(self.first_visible(step.get("selector")).check(timeout=ACTION_TIMEOUT_MS), "check")
+        await self.settle()
+
+
+def _short(exc_or_text, limit: int = 200) -> str:
+    text = str(exc_or_text).strip().splitlines()[0] if str(exc_or_text).strip() else type(exc_or_text).__name__
+    return text[:limit]
+
+
+def _new_record(case: dict) -> dict:
+    return {
+        "id": str(case.get("id", "")),
+        "name": str(case.get("name", "")),
+        "weight": _num(case.get("weight"), 1.0),
+        "passed": False,
+        "failed_step": None,
+        "failed_action": None,
+        "error": None,
+    }
+
+
+def failed_at_load(case: dict, why: str) -> dict:
+    record = _new_record(case)
+    record.update(failed_action="load", error=why)
+    return record
+
+
+async def run_test_case(session: PageSession, case: dict, doc_index: int) -> dict:
+    """Fresh document, then the steps in order; returns the per-test-case record."""
+    steps = case.get("steps") or []
+    record = _new_record(case)
+    index = -1
+    # "so far" includes errors thrown while this test case's page loaded
+    errors_at_start = session.shared.events.error_total
+    try:
+        await session.load(doc_index)
+        runner = StepRunner(session, errors_at_start)
+        for index, step in enumerate(steps):
+            if not isinstance(step, dict):
+                raise StepFailed("step is not an object")
+            await runner.run(step)
+        record["passed"] = True
+    except StepFailed as exc:
+        _fail(record, index, steps, str(exc))
+    except PageHung as exc:
+        _fail(record, index, steps, f"page hung during {exc} (infinite loop?)")
+    except PageCrashed as exc:
+        _fail(record, index, steps, f"renderer crashed during {exc}")
+    except Exception as exc:  # a browser-level failure fails this case, not the whole page
+        log.warning("test case %s: %s", record["id"], exc)
+        _fail(record, index, steps, f"browser error: {_short(exc)}")
+    return record
+
+
+def _fail(record: dict, index: int, steps: list, error: str) -> None:
+    record["failed_step"] = index if index >= 0 else None
+    step = steps[index] if 0 <= index < len(steps) and isinstance(steps[index], dict) else {}
+    record["failed_action"] = step.get("action") if index >= 0 else "load"
+    record["error"] = error
