@@ -21,9 +21,9 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import threading
 import sys
 import tempfile
+import threading
 import time
 from collections import defaultdict
 from pathlib import Path

@@ -9,7 +9,6 @@ import sys
 
 import jsonschema
 import pytest
-
 from conftest import FIXTURES, ROOT
 
 SCHEMA_DIR = ROOT / "webmend" / "schemas"

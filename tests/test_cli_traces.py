@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 
 from conftest import FIXTURES
+
 from webmend.cli import main
 from webmend.config import EvalConfig
 from webmend.pool import batches

@@ -68,10 +68,10 @@ def _progress():
 
 
 def cmd_evaluate(args) -> int:
-    from webmend.pool.batches import input_hash
     from webmend.evaluate.inputs import iter_pages, iter_responses, load_items
     from webmend.evaluate.run import RESULTS, iter_records, run_evaluation
     from webmend.evaluate.traces import write_results_traces
+    from webmend.pool.batches import input_hash
 
     if not args.pages and not args.responses:
         print("webmend evaluate: give PAGES and/or --responses FILE", file=sys.stderr)

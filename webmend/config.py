@@ -6,13 +6,14 @@ The config hash names outputs, so two runs with the same inputs and config are c
 
 from __future__ import annotations
 
-import hashlib
 import json
 import tomllib
 from pathlib import Path
 from typing import Literal, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field
+
+from webmend.schemas.hashing import sha256_hex
 
 M = TypeVar("M", bound=BaseModel)
 
@@ -186,8 +187,7 @@ class EvalConfig(_Frozen):
 
 def model_hash(model: BaseModel, exclude: set[str] | dict | None = None) -> str:
     """A stage's config hash: stable across processes, part of output keys."""
-    blob = json.dumps(model.model_dump(mode="json", exclude=exclude), sort_keys=True).encode()
-    return hashlib.sha256(blob).hexdigest()[:16]
+    return sha256_hex(json.dumps(model.model_dump(mode="json", exclude=exclude), sort_keys=True))[:16]
 
 
 def load_model_config(path: str | Path | None, model: type[M]) -> M:

@@ -10,8 +10,8 @@ import socket
 import threading
 
 import pytest
-
 from conftest import FIXTURES, case
+
 from webmend.browser.worker import BrowserWorker
 from webmend.config import EvalConfig
 from webmend.evaluate.page import evaluate_page

@@ -7,9 +7,8 @@ import io
 
 import numpy as np
 import pytest
-from PIL import Image
-
 from conftest import drive_session
+from PIL import Image
 
 from webmend.browser import session as session_mod
 from webmend.browser.session import CLOCK_KEY, PageSession

@@ -5,8 +5,8 @@ what was served, and the page cannot use the server as a way out."""
 from __future__ import annotations
 
 import pytest
-
 from conftest import case
+
 from webmend.browser.worker import BrowserWorker
 from webmend.cdn.serve import MIRROR_HOST, mirror_url
 from webmend.config import EvalConfig

@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 import pytest
-
 from conftest import case, fixture_html
+
 from webmend.evaluate.scoring import score
 
 

@@ -7,8 +7,8 @@ import signal
 from pathlib import Path
 
 import pytest
-
 from conftest import case
+
 from webmend.browser.worker import BrowserWorker
 
 PAGE = "<!doctype html><html><body><h1 id=t>alive</h1></body></html>"

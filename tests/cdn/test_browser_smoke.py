@@ -8,7 +8,6 @@ one THREE instance is shared, the tailwind.config shim works, fonts load.
 import shutil
 
 import pytest
-
 from cdn_fixtures import mirror  # noqa: F401  (pytest fixtures)
 
 sync_api = pytest.importorskip("playwright.sync_api")

@@ -2,8 +2,9 @@
 
 import re
 
-from webmend.cdn.esm import is_esm
 from cdn_fixtures import lookup, mirror  # noqa: F401  (pytest fixtures)
+
+from webmend.cdn.esm import is_esm
 
 
 def _imports(body: bytes) -> list[str]:

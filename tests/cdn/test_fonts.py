@@ -3,10 +3,10 @@
 import re
 
 import pytest
+from cdn_fixtures import lookup, mirror  # noqa: F401  (pytest fixtures)
 
 from webmend.cdn.fonts import DISPLAY, HAND, ICONS, MONO, SANS, SERIF, build_css, family_category, requested_families
 from webmend.cdn.packages import PackageIndex
-from cdn_fixtures import lookup, mirror  # noqa: F401  (pytest fixtures)
 
 
 def _src_urls(css: str) -> list[str]:

@@ -3,10 +3,10 @@
 import json
 
 import pytest
+from cdn_fixtures import mirror  # noqa: F401  (pytest fixtures)
 
 from webmend.cdn import install
 from webmend.cdn.install import compute_mirror_hash, read_manifest, versions_text
-from cdn_fixtures import mirror  # noqa: F401  (pytest fixtures)
 
 
 def _versions() -> dict:

@@ -2,9 +2,9 @@
 
 import json
 
-from webmend.cdn import report
-
 from cdn_fixtures import mirror  # noqa: F401  (pytest fixtures)
+
+from webmend.cdn import report
 
 PAGE = """<!DOCTYPE html><html><head>
 <link rel="preconnect" href="https://fonts.googleapis.com">

@@ -1,9 +1,9 @@
 """No URL may read outside the mirror directory."""
 
 import pytest
+from cdn_fixtures import mirror  # noqa: F401  (pytest fixtures)
 
 from webmend.cdn.packages import clean_relpath
-from cdn_fixtures import mirror  # noqa: F401  (pytest fixtures)
 
 ATTACKS = [
     "https://unpkg.com/three@0.160.0/../../../../etc/passwd",

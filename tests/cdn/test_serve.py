@@ -14,8 +14,8 @@ from pathlib import Path
 from urllib.parse import urlsplit
 
 import pytest
-
 from cdn_fixtures import mirror  # noqa: F401  (pytest fixtures)
+
 from webmend.browser.launch import launch_args
 from webmend.browser.mirror import _free_port
 from webmend.cdn.serve import MIRROR_HOST, make_certificate, mirror_url, resolver_rule

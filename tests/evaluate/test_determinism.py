@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 
 from conftest import case, fixture_html
+
 from webmend.evaluate.replay_check import comparable, first_difference
 from webmend.evaluate.scoring import score
 

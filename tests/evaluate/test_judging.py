@@ -10,8 +10,8 @@ from __future__ import annotations
 
 import json
 
-from llm.llm_server import Reply, rate_limited
 from evaluate.judge.judge_fixtures import RoleScript, analyst_answer, answer, requests_of, scorer_answer
+from llm.llm_server import Reply, rate_limited
 
 from webmend.cli import main
 

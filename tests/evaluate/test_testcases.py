@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 import pytest
-
 from conftest import case
+
 from webmend.evaluate.testcases import js_regex, py_search
 
 COUNTER = """<!doctype html><html lang="en"><head><meta name="viewport" content="width=device-width">

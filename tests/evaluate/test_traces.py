@@ -6,11 +6,12 @@ import json
 
 import jsonschema
 import pytest
-
 from conftest import FIXTURES
-from webmend.schemas.export import HERE
-from webmend.store import DataRoot, to_table
+
 from webmend.evaluate import traces
+from webmend.schemas.export import HERE
+from webmend.schemas.hashing import sha256_hex
+from webmend.store import DataRoot, to_table
 
 RESULTS = FIXTURES / "traces" / "results.jsonl"
 
@@ -77,11 +78,11 @@ def test_experience_events_from_evidence_and_failed_tests(records):
 
 
 def test_content_hashes_come_from_the_caller_or_fall_back_to_identity(records):
-    page_hash = traces.content_hash("<html>snake</html>")
+    page_hash = sha256_hex("<html>snake</html>")
     rows = traces.trace_rows(records[:2], run_id="r", content_hashes={"games/snake": page_hash})
     assert rows["evaluations"][0]["content_hash"] == page_hash
     assert {r["content_hash"] for r in rows["test_results"] if r["id"] == "games/snake"} == {page_hash}
-    assert rows["evaluations"][1]["content_hash"] == traces.content_hash("charts/sales\x1fresponses.jsonl:2")
+    assert rows["evaluations"][1]["content_hash"] == sha256_hex("charts/sales\x1fresponses.jsonl:2")
 
 
 def test_write_then_rerun_skips_and_replace_overwrites(records, tmp_path):
@@ -116,7 +117,7 @@ def test_chunk_keys_number_repeats_and_refuse_empty_chunks():
 
 
 def test_results_traces_in_chunks_then_rerun_skips(records, tmp_path):
-    hashes = [traces.content_hash(f"<html>{r['id']}</html>") for r in records]
+    hashes = [sha256_hex(f"<html>{r['id']}</html>") for r in records]
     root = DataRoot(tmp_path)
     done = traces.write_results_traces(records, hashes, root, "cfg", batch_size=2)
     assert (done["batches"], done["written"], done["skipped"]) == (3, 3, 0)
@@ -133,7 +134,7 @@ def test_results_traces_in_chunks_then_rerun_skips(records, tmp_path):
 
 
 def test_results_traces_refuse_results_that_do_not_match_the_inputs(records, tmp_path):
-    hashes = [traces.content_hash(r["id"]) for r in records]
+    hashes = [sha256_hex(r["id"]) for r in records]
     with pytest.raises(ValueError, match="do not match"):
         traces.write_results_traces(records[1:], hashes[1:], tmp_path, "cfg")  # indexes start at 1
     with pytest.raises(ValueError, match="more results"):

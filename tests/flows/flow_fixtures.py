@@ -10,8 +10,8 @@ import sys
 from pathlib import Path
 
 import psutil
-
 from conftest import FIXTURES, ROOT
+
 from webmend.store.duckdb_views import connect
 
 SAMPLES = ROOT / "data" / "samples"

@@ -7,10 +7,10 @@ import logging
 
 import psutil
 import pytest
-from distributed import Client, LocalCluster
-
 from conftest import FIXTURES
+from distributed import Client, LocalCluster
 from flow_fixtures import chromium_under
+
 from webmend.config import EvalConfig
 from webmend.flows import dask_worker, tasks
 from webmend.pool import batches

@@ -7,8 +7,16 @@ from __future__ import annotations
 import time
 
 import psutil
-
-from flow_fixtures import chromium_under, flow_command, kill_session, kill_tree, log_tail, query, small_pages, start_flow
+from flow_fixtures import (
+    chromium_under,
+    flow_command,
+    kill_session,
+    kill_tree,
+    log_tail,
+    query,
+    small_pages,
+    start_flow,
+)
 
 BATCH_SIZE = 4  # a batch takes about 10 s, so the kill lands inside one
 

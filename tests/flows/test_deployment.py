@@ -14,10 +14,10 @@ import os
 import subprocess
 
 import pytest
-
 from conftest import ROOT
 from flow_fixtures import SAMPLES, log_tail, query, sample_subset
 from llm.llm_server import RoutedReplies, ScriptedLLMServer, chat_reply
+
 from webmend.flows.local import stop
 
 PREFECT = str(ROOT / ".venv" / "bin" / "prefect")

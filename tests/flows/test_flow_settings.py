@@ -11,9 +11,9 @@ import sys
 from pathlib import Path
 
 import pytest
-
 from conftest import ROOT
 from llm.llm_server import Reply, Request, chat_reply, error_reply
+
 from webmend.store.duckdb_views import run_query
 
 KEY = "sk-test-flow-settings-7Zq"

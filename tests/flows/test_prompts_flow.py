@@ -10,9 +10,9 @@ import sys
 from pathlib import Path
 
 import pytest
-
 from conftest import ROOT
 from llm.llm_server import RoutedReplies, chat_reply
+
 from webmend.store.duckdb_views import run_query
 
 MODEL = "openai/scripted-model"

@@ -11,8 +11,8 @@ import time
 from pathlib import Path
 
 import pytest
-
 from flow_fixtures import flow_command, kill_session, log_tail, query, sample_subset, small_pages, start_flow
+
 from webmend.store import DataRoot
 
 SEED = 20261130

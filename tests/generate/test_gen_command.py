@@ -5,6 +5,7 @@ import logging
 
 from llm.llm_fixtures import MODEL, SECRET_KEY, server  # noqa: F401  (fixture)
 from llm.llm_server import RoutedReplies, chat_reply, error_reply, rate_limited
+
 from webmend.cli import main
 from webmend.store import DataRoot
 

@@ -4,10 +4,12 @@ import json
 
 from llm.llm_fixtures import MODEL, make_client, server  # noqa: F401  (fixture)
 from llm.llm_server import chat_reply, content_filtered, error_reply, policy_violation
-from webmend.llm.cache import ResponseCache
+
 from webmend.generate.core import RunStop, generate_sample, page_status
-from webmend.generate.prompts import SAFE_DEMO_SUFFIX, SYSTEM_PROMPT, PromptIn, sha256_text
+from webmend.generate.prompts import SAFE_DEMO_SUFFIX, SYSTEM_PROMPT, PromptIn
 from webmend.generate.samples import GenerationConfig, Sample
+from webmend.llm.cache import ResponseCache
+from webmend.schemas.hashing import sha256_hex
 
 PAGE = "<!DOCTYPE html>\n<html><head><title>Pay</title></head><body><form><input name=card></form></body></html>"
 CFG = GenerationConfig(MODEL, temperatures=(0.4,))
@@ -34,7 +36,7 @@ def test_generated_sample_row(server, tmp_path):
     assert row["status"] == "generated" and row["extraction_status"] == "complete"
     assert (row["id"], row["prompt_id"], row["sample_index"]) == ("apps_checkout", "apps_checkout", 0)
     assert (row["provider"], row["model"], json.loads(row["params"])) == ("openai", MODEL, {"temperature": 0.4})
-    assert row["prompt_hash"] == sha256_text(CHECKOUT.prompt) and row["content_hash"] == sha256_text(PAGE)
+    assert row["prompt_hash"] == sha256_hex(CHECKOUT.prompt) and row["content_hash"] == sha256_hex(PAGE)
     assert (row["total_tokens"], row["retries"], row["cache_hit"], row["safe_demo_retry"]) == (130, 0, False, False)
     (req,) = server.requests
     assert req.messages == [{"role": "system", "content": SYSTEM_PROMPT}, {"role": "user", "content": CHECKOUT.prompt}]
@@ -103,9 +105,9 @@ def test_rejected_credentials_stop_the_run(server, tmp_path):
 
 
 def test_an_entry_from_an_older_layout_is_a_miss(server, tmp_path):
-    from webmend.llm.cache import cache_key
     from webmend.generate.prompts import messages_for
     from webmend.generate.samples import params_for
+    from webmend.llm.cache import cache_key
 
     cache = ResponseCache(tmp_path)
     key = cache_key(MODEL, params_for(sample(), CFG), messages_for(CHECKOUT.prompt), 0)

@@ -5,8 +5,8 @@ import json
 import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
-
 from conftest import ROOT
+
 from webmend.generate.prompts import SAFE_DEMO_SUFFIX, SYSTEM_PROMPT, load_prompts, messages_for
 
 

@@ -3,17 +3,17 @@
 import json
 
 import pytest
-
 from llm.llm_fixtures import MODEL, Sleeps, make_client, server  # noqa: F401  (fixture)
-from llm.llm_server import (RoutedReplies, Reply, chat_reply, content_filtered, error_reply, rate_limited)
-from webmend.llm.cache import ResponseCache
-from webmend.llm.limits import SpendCap
+from llm.llm_server import Reply, RoutedReplies, chat_reply, content_filtered, error_reply, rate_limited
+
+from webmend.evaluate.inputs import iter_responses, match_item
 from webmend.generate.prompts import SAFE_DEMO_SUFFIX, PromptIn
 from webmend.generate.run import run_generation
 from webmend.generate.samples import GenerationConfig
+from webmend.llm.cache import ResponseCache
+from webmend.llm.limits import SpendCap
 from webmend.schemas.tables import TABLES
 from webmend.store import DataRoot
-from webmend.evaluate.inputs import iter_responses, match_item
 
 
 def page(title: str) -> str:

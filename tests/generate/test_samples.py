@@ -2,9 +2,9 @@
 
 import pytest
 
+from webmend.evaluate.inputs import match_item
 from webmend.generate.prompts import PromptIn
 from webmend.generate.samples import GenerationConfig, params_for, plan_samples
-from webmend.evaluate.inputs import match_item
 
 
 def test_single_sample_keeps_the_prompt_id():

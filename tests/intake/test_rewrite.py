@@ -6,13 +6,12 @@ import json
 
 import pyarrow.parquet as pq
 import pytest
-
 from llm.llm_server import ScriptedLLMServer, chat_reply, content_filtered, error_reply
 
 from webmend.cli import main  # noqa: E402
 from webmend.intake.family import classify  # noqa: E402
-from webmend.llm.complete import litellm_complete  # noqa: E402
 from webmend.intake.rewrite import NOT_A_WEB_TASK, SYSTEM, parse_rewrite  # noqa: E402
+from webmend.llm.complete import litellm_complete  # noqa: E402
 
 
 @pytest.fixture()

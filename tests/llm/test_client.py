@@ -1,10 +1,9 @@
 """LLMClient through the real litellm stack against the scripted local server."""
 
 import pytest
-
 from llm.llm_fixtures import MODEL, SECRET_KEY, Sleeps, make_client, server  # noqa: F401  (fixture)
-from llm.llm_server import (chat_reply, content_filtered, error_reply, policy_violation, rate_limited,
-                                 Reply)
+from llm.llm_server import Reply, chat_reply, content_filtered, error_reply, policy_violation, rate_limited
+
 from webmend.llm.client import LLMError
 from webmend.llm.limits import SpendCap, SpendCapReached
 

@@ -1,21 +1,18 @@
-"""Batching, keys, skip-if-committed and the resubmitting driver of build-refined-pool (no browser)."""
+"""Batching, keys and skip-if-committed of build-refined-pool (no browser); the driver: tests/stage/."""
 
 from __future__ import annotations
 
-import concurrent.futures
 import hashlib
 import json
-from types import SimpleNamespace
 
 import pytest
-from distributed import KilledWorker
-
 from conftest import FIXTURES, ROOT
+
 from webmend.config import EvalConfig
-from webmend.store import DataRoot
 from webmend.evaluate import traces
-from webmend.pool import batches
 from webmend.evaluate.inputs import RawInput
+from webmend.pool import batches
+from webmend.store import DataRoot
 
 RESULTS = FIXTURES / "traces" / "results.jsonl"
 SAMPLES = ROOT / "data" / "samples"
@@ -24,11 +21,6 @@ SAMPLES = ROOT / "data" / "samples"
 @pytest.fixture(scope="module")
 def records() -> list[dict]:
     return [json.loads(line) for line in RESULTS.read_text().splitlines()]
-
-
-def killed() -> KilledWorker:
-    """What Dask raises for a task whose workers kept dying under it."""
-    return KilledWorker("evaluate-batch", SimpleNamespace(address="tcp://127.0.0.1:1"), 3)
 
 
 def inputs_for(records: list[dict]) -> list[RawInput]:
@@ -43,12 +35,12 @@ def test_batches_are_fixed_chunks_in_input_order_with_stable_keys():
     again = batches.cut_batches(batches.read_corpus([SAMPLES / "pages"], [SAMPLES / "responses.jsonl"]),
                                 items, "cfg1", batch_size=4)
     assert [b.key for b in first] == [b.key for b in again]
-    assert [len(b.jobs) for b in first] == [4] * 7 + [3]  # 9 pages + 22 answers
-    assert [j.raw.index for b in first for j in b.jobs] == list(range(31))
+    assert [len(b.items) for b in first] == [4] * 7 + [3]  # 9 pages + 22 answers
+    assert [j.raw.index for b in first for j in b.items] == list(range(31))
     assert len({b.key for b in first}) == 8
     other_config = batches.cut_batches(corpus, items, "cfg2", batch_size=4)
     assert not {b.key for b in first} & {b.key for b in other_config}
-    snake = [j for b in first for j in b.jobs if j.raw.id == "game_snake#1"][0]
+    snake = [j for b in first for j in b.items if j.raw.id == "game_snake#1"][0]
     assert snake.item == {"id": "game_snake"}  # a sample P#k gets its prompt's item
     with pytest.raises(ValueError):
         batches.cut_batches(corpus, items, "cfg1", batch_size=0)
@@ -73,16 +65,16 @@ def test_planned_key_is_the_key_the_traces_are_written_under(tmp_path, records):
     cfg = EvalConfig()
     root = DataRoot(tmp_path / "data")
     plan = batches.plan_pool(root, inputs_for(records), {}, cfg, batch_size=2)
-    assert [len(b.jobs) for b in plan.batches] == [2, 2, 1] and plan.pending == plan.batches
+    assert [len(b.items) for b in plan.batches] == [2, 2, 1] and plan.pending == plan.batches
     assert plan.run_id == batches.plan_pool(root, inputs_for(records), {}, cfg, batch_size=2).run_id
     first = plan.batches[0]
-    recs = [dict(r, content_hash=j.content_hash) for r, j in zip(records[:2], first.jobs)]
+    recs = [dict(r, content_hash=j.content_hash) for r, j in zip(records[:2], first.items)]
     assert first.key == traces.traces_key(recs, plan.config_hash)  # the key write_evaluation_traces would use
     batches.write_batch(first, recs, str(root.path), plan.run_id, plan.config_hash)
     assert root.keys("evaluations") == [first.key]
     rows = root.read("evaluations").to_pylist()
     assert [(r["id"], r["content_hash"], r["config_hash"], r["run_id"]) for r in rows] == [
-        (j.raw.id, j.content_hash, cfg.config_hash(), plan.run_id) for j in first.jobs]
+        (j.raw.id, j.content_hash, cfg.config_hash(), plan.run_id) for j in first.items]
     rerun = batches.plan_pool(root, inputs_for(records), {}, cfg, batch_size=2)
     assert [b.key for b in rerun.pending] == [b.key for b in plan.batches[1:]]  # committed batch skipped
     forced = batches.plan_pool(root, inputs_for(records), {}, cfg, batch_size=2, replace=True)
@@ -94,51 +86,6 @@ def test_write_batch_refuses_records_of_another_batch(tmp_path, records):
     with pytest.raises(ValueError, match="do not match"):
         batches.write_batch(plan.batches[0], records[2:4], str(tmp_path), "r", plan.config_hash)
     assert DataRoot(tmp_path).keys("evaluations") == []
-
-
-@pytest.mark.parametrize("exc, infra", [
-    (OSError("disk"), True), (ConnectionResetError(), True), (TimeoutError(), True),
-    (killed(), True), (ValueError("bad row"), False), (KeyError("id"), False),
-])
-def test_only_infrastructure_failures_count_for_retries(exc, infra):
-    assert batches.is_infrastructure_error(exc) is infra
-
-
-def test_drive_resubmits_infrastructure_failures_and_writes_each_batch_once(tmp_path, records):
-    plan = batches.plan_pool(DataRoot(tmp_path), inputs_for(records), {}, EvalConfig(), batch_size=1)
-    calls: dict[int, int] = {}
-    written: list[int] = []
-
-    def evaluate(batch):
-        calls[batch.index] = calls.get(batch.index, 0) + 1
-        if batch.index == 1 and calls[1] == 1:
-            raise killed()  # as Dask reports a dead worker
-        if batch.index == 3:
-            raise ValueError("a defect, not the machine")
-        return [{"id": j.raw.id} for j in batch.jobs]
-
-    with concurrent.futures.ThreadPoolExecutor(2) as pool:
-        failed = batches.drive(plan.pending, submit=lambda b: pool.submit(evaluate, b),
-                               completed=concurrent.futures.as_completed, result=lambda f: f.result(),
-                               write=lambda b, recs: written.append(b.index))
-    assert sorted(written) == [0, 1, 2, 4]
-    assert calls == {0: 1, 1: 2, 2: 1, 3: 1, 4: 1}
-    assert [(b.index, type(e).__name__) for b, e in failed] == [(3, "ValueError")]
-
-
-def test_drive_gives_up_after_the_resubmit_budget(tmp_path, records):
-    plan = batches.plan_pool(DataRoot(tmp_path), inputs_for(records[:1]), {}, EvalConfig(), batch_size=1)
-    attempts = []
-
-    def always_dies(batch):
-        attempts.append(batch.index)
-        raise OSError("worker gone")
-
-    with concurrent.futures.ThreadPoolExecutor(1) as pool:
-        failed = batches.drive(plan.pending, submit=lambda b: pool.submit(always_dies, b),
-                               completed=concurrent.futures.as_completed, result=lambda f: f.result(),
-                               write=lambda b, recs: pytest.fail("nothing to write"), max_resubmits=2)
-    assert attempts == [0, 0, 0] and len(failed) == 1
 
 
 def test_content_hash_of_a_record_wins_over_the_id_map(records):
@@ -155,7 +102,7 @@ def test_repeated_contents_get_their_own_batches_and_rows(tmp_path, records):
     assert plan.batches[0].key == batches.batch_key([batches.input_hash(inputs[0])], plan.config_hash)
     template = records[4]  # a reject record (no_html)
     for batch in plan.batches:
-        job = batch.jobs[0]
+        job = batch.items[0]
         rec = dict(template, id=job.raw.id, source=job.raw.source, index=job.raw.index, content_hash=job.content_hash)
         batches.write_batch(batch, [rec], str(tmp_path), plan.run_id, plan.config_hash)
     rows = DataRoot(tmp_path).read("evaluations").to_pylist()

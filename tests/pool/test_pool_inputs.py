@@ -6,11 +6,11 @@ from __future__ import annotations
 import json
 
 import pytest
-
 from llm.llm_server import RoutedReplies, chat_reply
+
 from webmend.llm.settings import GenerationSettings
-from webmend.store import DataRoot
 from webmend.pool import inputs as pool_inputs
+from webmend.store import DataRoot
 
 MODEL = "openai/scripted-model"
 PAGE = "<!DOCTYPE html><html><head><title>T</title></head><body><h1>Tiles</h1><p>ok</p></body></html>"

@@ -5,9 +5,10 @@ from __future__ import annotations
 import json
 
 from conftest import FIXTURES
-from webmend.store import DataRoot
+
 from webmend.evaluate import traces
 from webmend.pool.summary import summarize_pool, summary_markdown
+from webmend.store import DataRoot
 
 RESULTS = FIXTURES / "traces" / "results.jsonl"
 

@@ -31,8 +31,8 @@ def fixture_records() -> list[dict]:
 
 def build_trace_root(path) -> "DataRoot":  # noqa: F821 (imported lazily)
     """A data root holding the fixture results as two evaluation batches (two files per table)."""
-    from webmend.store import DataRoot
     from webmend.evaluate.traces import write_evaluation_traces
+    from webmend.store import DataRoot
 
     root = DataRoot(path)
     records = fixture_records()

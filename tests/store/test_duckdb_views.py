@@ -11,11 +11,10 @@ import pytest
 from s3_server import LocalS3
 from store_fixtures import build_trace_root, fixture_records, prompt_rows
 
+from webmend.evaluate.traces import write_evaluation_traces
 from webmend.schemas.tables import TABLES
 from webmend.store import DataRoot
-from webmend.store.duckdb_views import (build_database, connect, duckdb_type, example_queries, format_result,
-                                        run_query)
-from webmend.evaluate.traces import write_evaluation_traces
+from webmend.store.duckdb_views import build_database, connect, duckdb_type, example_queries, format_result, run_query
 
 DOCS = Path(__file__).resolve().parents[2] / "docs" / "queries.md"
 

@@ -17,7 +17,7 @@ import json
 import posixpath
 import re
 
-from .packages import Pkg, PackageIndex
+from .packages import PackageIndex, Pkg
 
 ESM_BASE = "https://esm.sh"
 

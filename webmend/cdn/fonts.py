@@ -15,7 +15,7 @@ import re
 import weakref
 from dataclasses import dataclass
 
-from .packages import Pkg, PackageIndex
+from .packages import PackageIndex, Pkg
 
 FONT_BASE = "https://fonts.gstatic.com/webmend"
 

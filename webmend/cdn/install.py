@@ -21,6 +21,8 @@ import sys
 import time
 from pathlib import Path
 
+from webmend.schemas.hashing import sha256_hex
+
 log = logging.getLogger(__name__)
 
 VERSIONS_PATH = Path(__file__).with_name("versions.json")
@@ -59,7 +61,7 @@ def versions_text() -> str:
 
 
 def versions_sha256(text: str | None = None) -> str:
-    return hashlib.sha256((text if text is not None else versions_text()).encode()).hexdigest()
+    return sha256_hex(text if text is not None else versions_text())
 
 
 def compute_mirror_hash(text: str, installed: list[str]) -> str:

@@ -22,7 +22,7 @@ from urllib.parse import urljoin, urlsplit
 
 from . import esm, fonts, urls
 from .install import default_dir, read_manifest
-from .packages import FILE_RENAMES, DIST_DIRS, PackageIndex, Pkg, resolve_exports, split_min
+from .packages import DIST_DIRS, FILE_RENAMES, PackageIndex, Pkg, resolve_exports, split_min
 
 CONTENT_TYPES = {
     ".js": "application/javascript", ".mjs": "application/javascript", ".cjs": "application/javascript",

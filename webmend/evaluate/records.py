@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import hashlib
 import logging
 import os
 import time
@@ -12,12 +11,13 @@ from pathlib import Path
 
 from webmend.browser.worker import BrowserWorker
 from webmend.config import EvalConfig
-from webmend.schemas.results import ResultRecord
-from webmend.evaluate.page import evaluate_page, mirror_hash
 from webmend.evaluate.experience.summary import trace_summary
-from webmend.extract import extract_page
 from webmend.evaluate.inputs import RawInput
+from webmend.evaluate.page import evaluate_page, mirror_hash
 from webmend.evaluate.scoring import SCORING_VERSION, apply_judge, score, state_band
+from webmend.extract import extract_page
+from webmend.schemas.hashing import sha256_hex
+from webmend.schemas.results import ResultRecord
 
 log = logging.getLogger(__name__)
 
@@ -126,7 +126,7 @@ def store_keyframes(refs: list[dict], frames: list, dest: str | Path | None) -> 
     for ref, frame in zip(refs, frames):
         name = None
         if dest is not None:
-            name = f"keyframes/{hashlib.sha256(frame.png).hexdigest()[:24]}.png"
+            name = f"keyframes/{sha256_hex(frame.png)[:24]}.png"
             _put_once(str(dest), name, frame.png)
         out.append({**ref, "file": name})
     return out

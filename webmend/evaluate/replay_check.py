@@ -3,8 +3,9 @@ its keyframes reduced to PNG hashes, and the first place two of them differ."""
 
 from __future__ import annotations
 
-import hashlib
 import json
+
+from webmend.schemas.hashing import sha256_hex
 
 WALL_CLOCK_KEYS = {"elapsed_s"}  # the only fields allowed to differ between runs
 
@@ -12,7 +13,7 @@ WALL_CLOCK_KEYS = {"elapsed_s"}  # the only fields allowed to differ between run
 def comparable(ev: dict) -> dict:
     """Everything but timings; keyframes by the hash of their PNG bytes."""
     out = {k: v for k, v in ev.items() if k not in WALL_CLOCK_KEYS}
-    out["keyframes"] = [hashlib.sha256(k.png).hexdigest() + " " + k.annotation for k in ev.get("keyframes") or []]
+    out["keyframes"] = [sha256_hex(k.png) + " " + k.annotation for k in ev.get("keyframes") or []]
     return json.loads(json.dumps(out, sort_keys=True, default=str))
 
 

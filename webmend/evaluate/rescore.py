@@ -7,11 +7,11 @@ import os
 from pathlib import Path
 
 from webmend.config import EvalConfig
-from webmend.schemas.results import ResultRecord
 from webmend.evaluate.experience.summary import trace_summary
 from webmend.evaluate.records import apply_score
 from webmend.evaluate.run import RESULTS, SUMMARY, iter_records, write_json_atomic
 from webmend.evaluate.summary import summarize
+from webmend.schemas.results import ResultRecord
 
 
 def rescore_dir(folder: Path, cfg: EvalConfig) -> dict:

@@ -10,7 +10,6 @@ from __future__ import annotations
 import itertools
 import json
 import logging
-import multiprocessing as mp
 import os
 import time
 from pathlib import Path
@@ -19,6 +18,9 @@ from typing import Callable, Iterable, Iterator
 from webmend.config import EvalConfig
 from webmend.evaluate.inputs import RawInput, match_item
 from webmend.evaluate.summary import summarize
+from webmend.stage import executors
+from webmend.stage.batches import Batch
+from webmend.stage.run import InOrder, run_stage
 
 log = logging.getLogger(__name__)
 
@@ -78,23 +80,35 @@ def iter_records(path: Path) -> Iterator[dict]:
                 yield json.loads(line)
 
 
-def _results(inputs: Iterator[RawInput], workers: int, cfg: EvalConfig, items: dict, out: Path) -> Iterator[dict]:
-    if workers <= 1:
-        _init_worker(cfg.model_dump_json(), items, str(out))
-        try:
-            for raw in inputs:
-                yield _evaluate_one(raw)
-        finally:
-            _state["worker"].close()
-        return
-    ctx = mp.get_context("spawn")
-    with ctx.Pool(workers, initializer=_init_worker, initargs=(cfg.model_dump_json(), items, str(out))) as pool:
-        # Feed the pool a window at a time so a huge input stream is never held in memory.
-        while True:
-            window = list(itertools.islice(inputs, workers * 4))
-            if not window:
-                break
-            yield from pool.imap(_evaluate_one, window)
+def _evaluate_batch(batch: Batch) -> list[dict]:
+    return [_evaluate_one(raw) for raw in batch.items]
+
+
+def _append_records(inputs: Iterator[RawInput], start: int, workers: int, cfg: EvalConfig, items: dict, out: Path,
+                    fh, progress: Callable[[dict], None] | None) -> None:
+    """Evaluate each input (one batch each) on this process or a pool of `workers` processes, each
+    with its own warm Chromium, and append the records in input order as they come."""
+
+    def append(batch: Batch, records: list[dict]) -> None:
+        for rec in records:
+            fh.write(json.dumps(rec, sort_keys=True) + "\n")
+            fh.flush()
+            if progress:
+                progress(rec)
+
+    # Keyed by position: results.jsonl resumes by counting its complete records.
+    batches = (Batch(n, str(n), (raw,)) for n, raw in enumerate(inputs, start))
+    try:
+        with executors.local(workers, _init_worker, (cfg.model_dump_json(), items, str(out))) as ex:
+            # A window at a time, so a huge input stream is never held in memory.
+            report = run_stage(batches, submit=lambda b: ex.submit(_evaluate_batch, b), completed=ex.completed,
+                               commit=InOrder(append, start), max_in_flight=max(1, workers) * 4, max_resubmits=0)
+    finally:
+        if "worker" in _state:  # the in-process browser (workers <= 1); pool processes take theirs along
+            _state.pop("worker").close()
+    if report.failures:
+        batch, exc = report.failures[0]
+        raise RuntimeError(f"input {batch.index} could not be evaluated; a rerun resumes there") from exc
 
 
 def run_evaluation(
@@ -114,11 +128,7 @@ def run_evaluation(
         log.info("resuming: %d records already in %s", done, results_path)
     pending = itertools.islice(iter(inputs), done, None)
     with open(results_path, "a", encoding="utf-8") as fh:
-        for rec in _results(pending, workers, cfg, items, out):
-            fh.write(json.dumps(rec, sort_keys=True) + "\n")
-            fh.flush()
-            if progress:
-                progress(rec)
+        _append_records(pending, done, workers, cfg, items, out, fh, progress)
     summary = summarize(iter_records(results_path), cfg, time.perf_counter() - started)
     write_json_atomic(out / SUMMARY, summary)
     return summary

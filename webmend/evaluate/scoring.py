@@ -10,10 +10,10 @@ import math
 
 from webmend.config import EvalConfig
 from webmend.evaluate.experience.gating import game_like
+from webmend.evaluate.facts import is_animating
 
 SCORING_VERSION = "2"  # bump whenever a rule below changes (2: experience-protocol evidence)
 SCORED_STATUSES = ("ok", "hang", "crashed", "resource_limit")
-MOTION_EPS = 0.01
 
 
 def _clamp(x: float) -> float:
@@ -136,7 +136,7 @@ def _behaviour(ev: dict, interactive: bool) -> float:
     play = _play(ev)
     if play is not None:
         parts.append(play)
-    moving = max(probe.get("motion_diff", 0), probe.get("motion_late_diff", 0)) > MOTION_EPS or (probe.get("motion") or {}).get("animating")
+    moving = is_animating(probe)
     if not parts:
         if probe.get("keys_responsive") or moving:
             parts.append(1.0)

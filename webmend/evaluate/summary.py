@@ -6,10 +6,9 @@ from collections import Counter, defaultdict
 from typing import Iterable
 
 from webmend.config import EvalConfig
-from webmend.schemas.results import Summary
 from webmend.evaluate.scoring import SCORING_VERSION
-
-DIMENSIONS = ("rendering", "visual_design", "functionality", "interaction", "code_quality")
+from webmend.schemas.results import Summary
+from webmend.schemas.vocab import DIMENSIONS
 
 
 def _rate(acc: dict) -> dict:

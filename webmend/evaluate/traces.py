@@ -9,24 +9,20 @@ layout is TABLES in webmend/schemas/tables.py (docs/data-root.md).
 
 from __future__ import annotations
 
-import hashlib
 import itertools
 import json
-from collections import Counter
 from typing import Iterable, Mapping, Sequence
 
+from webmend.schemas.hashing import sha256_hex
+from webmend.schemas.vocab import SCORE_FIELDS
+from webmend.stage.batches import chunk_keys as stage_chunk_keys
 from webmend.store import DataRoot, make_key
 
 STAGE = "evaluate"
 DEFAULT_BATCH_SIZE = 4  # pages per trace file (and per flow task)
-_DIMENSIONS = ("total", "rendering", "visual_design", "functionality", "interaction", "code_quality")
+_DIMENSIONS = SCORE_FIELDS
 # Written in this order: evaluations last, so a committed evaluations file means the batch is complete.
 TRACE_TABLES = ("test_results", "experience_events", "evaluations")
-
-
-def content_hash(content: str | bytes) -> str:
-    """sha256 hex of a page's (or prompt's) content: the rows' content_hash."""
-    return hashlib.sha256(content.encode("utf-8") if isinstance(content, str) else content).hexdigest()
 
 
 def record_content_hash(record: dict, content_hashes: Mapping[str, str] | None = None) -> str:
@@ -39,7 +35,7 @@ def record_content_hash(record: dict, content_hashes: Mapping[str, str] | None =
         return record["content_hash"]
     if content_hashes and record["id"] in content_hashes:
         return content_hashes[record["id"]]
-    return content_hash(f"{record['id']}\x1f{record['source']}")
+    return sha256_hex(f"{record['id']}\x1f{record['source']}")
 
 
 def evaluation_row(record: dict, *, run_id: str, page_hash: str, config_hash: str | None = None) -> dict:
@@ -171,21 +167,8 @@ def _common(record: dict, run_id: str, page_hash: str, config_hash: str | None) 
 
 
 def chunk_keys(content_hashes: Sequence[str], config_hash: str, batch_size: int = DEFAULT_BATCH_SIZE) -> list[str]:
-    """File keys of the consecutive batch_size-page chunks of a corpus (the last may be shorter):
-    the stage, the chunk's content hashes in order and the config hash.
-
-    The same contents in the same order again (say, chunks of identical empty answers) would share
-    a key and the second would be skipped as done: repeats get numbered keys instead.
-    """
-    if batch_size < 1:
-        raise ValueError("batch_size must be at least 1")
-    seen: Counter[str] = Counter()
-    keys = []
-    for start in range(0, len(content_hashes), batch_size):
-        key = make_key(STAGE, *content_hashes[start:start + batch_size], config_hash)
-        seen[key] += 1
-        keys.append(key if seen[key] == 1 else make_key(key, "repeat", seen[key] - 1))
-    return keys
+    """File keys of the evaluation stage's batches (webmend.stage.batches.chunk_keys)."""
+    return stage_chunk_keys(STAGE, content_hashes, config_hash, batch_size)
 
 
 def write_keyed(records: list[dict], root: DataRoot | str, key: str, *, run_id: str, config_hash: str,

@@ -22,9 +22,10 @@ from prefect.futures import as_completed
 
 from webmend.flows import dask_worker, tasks
 from webmend.llm.settings import GenerationSettings, add_settings_arguments, settings_from_args
-from webmend.store import DEFAULT_ROOT
-from webmend.pool.batches import DEFAULT_BATCH_SIZE, drive
+from webmend.pool.batches import DEFAULT_BATCH_SIZE
 from webmend.pool.inputs import items_from_prompts
+from webmend.stage.run import run_stage
+from webmend.store import DEFAULT_ROOT
 
 FLOW_NAME = "build-refined-pool"
 
@@ -79,16 +80,16 @@ def build_refined_pool(
         # Quiet Dask logs; the workers close their browsers when done (dask_worker.running).
         with dask_worker.running(tasks.dask_runner(dask_address, n_workers)) as runner:
             cfg_json = cfg.model_dump_json()
-            failed = drive(
+            report = run_stage(
                 plan.pending,
                 submit=lambda batch: runner.submit(tasks.evaluate_batch,
                                                    parameters={"batch": batch, "cfg_json": cfg_json,
                                                                "keyframes_to": data_root}),
                 completed=as_completed,
-                result=lambda future: future.result(),
-                write=lambda batch, records: tasks.write_traces(batch, records, data_root, plan.run_id,
-                                                                plan.config_hash, replace),
+                commit=lambda batch, records: tasks.write_traces(batch, records, data_root, plan.run_id,
+                                                                 plan.config_hash, replace),
             )
+            failed = report.failures
     summary = tasks.summarize_run(data_root, plan.keys, plan.run_id)
     if failed:
         raise RuntimeError(f"{len(failed)} batch(es) failed: " + "; ".join(f"{b.index}: {e!r}"[:200] for b, e in failed))

@@ -19,6 +19,7 @@ from webmend.llm.settings import GenerationSettings
 from webmend.pool import batches as core
 from webmend.pool import inputs as pool_inputs
 from webmend.pool.summary import summarize_pool, summary_markdown
+from webmend.stage.run import is_infrastructure_error
 
 ARTIFACT_KEY = "build-refined-pool-summary"
 
@@ -26,7 +27,7 @@ ARTIFACT_KEY = "build-refined-pool-summary"
 def infrastructure_only(task, task_run, state) -> bool:
     """retry_condition_fn: retry only when the failure came from the machine, not the data."""
     exc = state.result(raise_on_failure=False)
-    return isinstance(exc, BaseException) and core.is_infrastructure_error(exc)
+    return isinstance(exc, BaseException) and is_infrastructure_error(exc)
 
 
 @task(name="intake-prompts", cache_policy=NO_CACHE)

@@ -28,10 +28,10 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 def run_command(args: argparse.Namespace) -> int:
     # Imported here: litellm takes seconds to import, other subcommands should not pay for it.
-    from webmend.llm.cache import ResponseCache
     from webmend.generate.prompts import load_prompts
     from webmend.generate.run import run_generation
     from webmend.generate.samples import GenerationConfig
+    from webmend.llm.cache import ResponseCache
     from webmend.store import DataRoot
 
     settings = settings_from_args(args)

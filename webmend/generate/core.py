@@ -13,13 +13,14 @@ import threading
 from dataclasses import asdict, dataclass, field
 from datetime import datetime
 
+from webmend.extract import extract_page
+from webmend.generate.prompts import messages_for
+from webmend.generate.samples import GenerationConfig, Sample, params_for
 from webmend.llm.cache import ResponseCache, cache_key
 from webmend.llm.client import Completion, LLMClient, LLMError
 from webmend.llm.limits import SpendCapReached
-from webmend.generate.prompts import messages_for, sha256_text
 from webmend.llm.redact import redact
-from webmend.generate.samples import GenerationConfig, Sample, params_for
-from webmend.extract import extract_page
+from webmend.schemas.hashing import sha256_hex
 
 log = logging.getLogger(__name__)
 
@@ -133,7 +134,7 @@ def _call_row(sample: Sample, client: LLMClient, params: dict, c: Completion, *,
         "retries": c.retries, "safe_demo_retry": safe_demo, "cache_hit": cache_hit,
         "finish_reason": c.finish_reason, "prompt_tokens": c.prompt_tokens,
         "completion_tokens": c.completion_tokens, "total_tokens": c.total_tokens, "cost_usd": c.cost_usd,
-        "response": c.text, "content_hash": sha256_text(c.text) if c.text else sample.prompt.hash,
+        "response": c.text, "content_hash": sha256_hex(c.text) if c.text else sample.prompt.hash,
         "extraction_status": page_status(c.text),
         "status": "refused" if c.refused else "generated",
         "error": redact(c.refusal) if c.refused else None,

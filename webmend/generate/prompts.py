@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
-import hashlib
 import json
 from dataclasses import dataclass
 from pathlib import Path
+
+from webmend.schemas.hashing import sha256_hex
 
 # Minimal on purpose: generation is measured under one uniform interface (htmlcure D.6.1).
 SYSTEM_PROMPT = (
@@ -29,11 +30,7 @@ class PromptIn:
 
     @property
     def hash(self) -> str:
-        return sha256_text(self.prompt)
-
-
-def sha256_text(text: str) -> str:
-    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+        return sha256_hex(self.prompt)
 
 
 def messages_for(prompt: str, *, safe_demo: bool = False) -> list[dict]:

@@ -18,11 +18,11 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Callable
 
-from webmend.llm.cache import ResponseCache
-from webmend.llm.client import LLMClient
 from webmend.generate.core import RunStop, SampleResult, generate_sample
 from webmend.generate.prompts import PromptIn
 from webmend.generate.samples import GenerationConfig, Sample, plan_samples
+from webmend.llm.cache import ResponseCache
+from webmend.llm.client import LLMClient
 from webmend.store import DataRoot, make_key
 
 RESPONSES = "responses.jsonl"

@@ -7,11 +7,11 @@ and cache entry, and every sample still matches test item P.
 
 from __future__ import annotations
 
-import hashlib
 import json
 from dataclasses import dataclass, field
 
 from webmend.generate.prompts import SAFE_DEMO_SUFFIX, SYSTEM_PROMPT, PromptIn
+from webmend.schemas.hashing import sha256_hex
 
 
 @dataclass(frozen=True)
@@ -49,7 +49,7 @@ class GenerationConfig:
             "max_tokens": self.max_tokens, "seed": self.seed, "extra": self.extra_params,
             "system": SYSTEM_PROMPT, "suffix": SAFE_DEMO_SUFFIX,
         }, sort_keys=True, default=str)
-        return hashlib.sha256(blob.encode("utf-8")).hexdigest()[:16]
+        return sha256_hex(blob)[:16]
 
 
 @dataclass(frozen=True)

@@ -16,8 +16,9 @@ from pathlib import Path
 
 from webmend.intake.config import DecontamSettings, DedupSettings
 from webmend.intake.dedup import Fingerprint, NearDupIndex, Signer
-from webmend.intake.normalize import normalize_text, sha256_hex
+from webmend.intake.normalize import normalize_text
 from webmend.intake.sources import iter_file
+from webmend.schemas.hashing import sha256_hex
 
 log = logging.getLogger(__name__)
 

@@ -15,7 +15,8 @@ from functools import lru_cache
 from datasketch import LeanMinHash, MinHash, MinHashLSH
 
 from webmend.intake.config import DedupSettings
-from webmend.intake.normalize import normalize_text, sha256_hex, shingles
+from webmend.intake.normalize import normalize_text, shingles
+from webmend.schemas.hashing import sha256_hex
 
 
 @dataclass(frozen=True)

@@ -15,7 +15,7 @@ import re
 from dataclasses import dataclass
 from typing import Callable
 
-from webmend.intake.sources import FAMILIES
+from webmend.schemas.vocab import FAMILIES
 
 log = logging.getLogger(__name__)
 

@@ -6,9 +6,10 @@ normalise to the same string, so exact duplicates are caught by a hash of the no
 
 from __future__ import annotations
 
-import hashlib
 import re
 import unicodedata
+
+from webmend.schemas.hashing import sha256_hex
 
 _NON_WORD = re.compile(r"[\W_]+")
 
@@ -17,10 +18,6 @@ def normalize_text(text: str) -> str:
     """NFKC, case-folded, every run of punctuation/symbols/whitespace collapsed to one space."""
     folded = unicodedata.normalize("NFKC", text).casefold()
     return _NON_WORD.sub(" ", folded).strip()
-
-
-def sha256_hex(text: str) -> str:
-    return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
 
 def normal_hash(text: str) -> str:

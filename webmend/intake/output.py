@@ -16,9 +16,9 @@ from pathlib import Path
 import pyarrow.parquet as pq
 
 from webmend.intake.config import IntakeConfig
-from webmend.intake.normalize import sha256_hex
 from webmend.intake.pipeline import IntakeResult, Kept, Rejected
 from webmend.intake.policy import POLICY_RULES
+from webmend.schemas.hashing import sha256_hex
 from webmend.schemas.tables import REJECT_REASONS
 from webmend.store import DataRoot, make_key, to_table
 

@@ -11,7 +11,7 @@ import re
 from dataclasses import dataclass, field
 from html.parser import HTMLParser
 
-from webmend.intake.sources import FAMILIES
+from webmend.schemas.vocab import FAMILIES
 
 _SKIP = {"script", "style", "noscript", "nav", "header", "footer", "form", "template", "svg", "button", "select"}
 _VOID = {"area", "base", "br", "col", "embed", "hr", "img", "input", "link", "meta", "source", "track", "wbr"}

@@ -18,11 +18,11 @@ from webmend.intake.config import IntakeConfig
 from webmend.intake.decontam import Contamination, Decontaminator
 from webmend.intake.dedup import Deduplicator, Fingerprint
 from webmend.intake.family import FamilyLabel, classify
-from webmend.intake.normalize import sha256_hex
 from webmend.intake.policy import check_policy, redact
 from webmend.intake.rewrite import rewrite_post
 from webmend.intake.scope import check_scope
 from webmend.intake.sources import RawPrompt
+from webmend.schemas.hashing import sha256_hex
 
 log = logging.getLogger(__name__)
 

@@ -17,17 +17,10 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Iterator
 
+from webmend.schemas.vocab import FAMILIES, PROMPT_KINDS
+
 log = logging.getLogger(__name__)
 
-KINDS = ("prompt", "benchmark_item", "forum_post", "library_example", "crawled_page")
-FAMILIES = (
-    "apps_tools",
-    "content_marketing",
-    "data_visualization",
-    "games_simulations",
-    "three_d_webgl",
-    "visual_art_animation",
-)
 _TEXT_FIELDS = ("prompt", "instruction", "request", "task")
 _BODY_FIELDS = ("selftext", "body", "text", "content")
 _LICENCE_FIELDS = ("licence", "license")
@@ -137,7 +130,7 @@ def record_to_prompt(obj, source: str, where: str, fallback_id: str) -> RawPromp
     prompt = next((obj[k] for k in _TEXT_FIELDS if isinstance(obj.get(k), str) and obj[k].strip()), None)
     if prompt is not None:
         kind = "benchmark_item" if "test_cases" in obj else str(obj.get("kind") or "prompt")
-        return RawPrompt(text=prompt.strip(), kind=kind if kind in KINDS else "prompt", hints=_hints(obj), **common)
+        return RawPrompt(text=prompt.strip(), kind=kind if kind in PROMPT_KINDS else "prompt", hints=_hints(obj), **common)
     title = obj.get("title") if isinstance(obj.get("title"), str) else ""
     body = next((obj[k] for k in _BODY_FIELDS if isinstance(obj.get(k), str)), "")
     text = "\n\n".join(part for part in (title.strip(), _plain(body)) if part)

@@ -8,7 +8,6 @@ place, so a killed run never leaves half an entry and concurrent writers of one 
 
 from __future__ import annotations
 
-import hashlib
 import json
 import logging
 import os
@@ -16,13 +15,15 @@ import threading
 import uuid
 from pathlib import Path
 
+from webmend.schemas.hashing import sha256_hex
+
 log = logging.getLogger(__name__)
 
 
 def cache_key(model: str, params: dict, messages: list[dict], sample_index: int = 0) -> str:
     blob = json.dumps({"model": model, "params": params, "messages": messages, "sample_index": sample_index},
                       sort_keys=True, ensure_ascii=False, separators=(",", ":"))
-    return hashlib.sha256(blob.encode("utf-8")).hexdigest()
+    return sha256_hex(blob)
 
 
 class ResponseCache:

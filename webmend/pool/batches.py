@@ -11,12 +11,14 @@ from __future__ import annotations
 import logging
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable, Iterable, Iterator, Sequence
+from typing import Iterable, Sequence
 
 from webmend.config import EvalConfig
-from webmend.store import DataRoot, make_key
 from webmend.evaluate import traces
 from webmend.evaluate.inputs import RawInput, iter_pages, iter_responses, load_items, match_item
+from webmend.schemas.hashing import sha256_hex
+from webmend.stage.batches import Batch, cut
+from webmend.store import DataRoot, make_key
 
 log = logging.getLogger(__name__)
 
@@ -32,15 +34,8 @@ class PageJob:
     content_hash: str
 
 
-@dataclass(frozen=True)
-class Batch:
-    index: int  # position among all batches of the corpus
-    key: str  # the traces file key (TABLE/KEY.parquet)
-    jobs: tuple[PageJob, ...]
-
-    @property
-    def content_hashes(self) -> dict[str, str]:
-        return {job.raw.id: job.content_hash for job in self.jobs}
+def hashes_by_id(batch: Batch[PageJob]) -> dict[str, str]:
+    return {job.raw.id: job.content_hash for job in batch.items}
 
 
 @dataclass(frozen=True)
@@ -58,8 +53,8 @@ class Plan:
 def input_hash(raw: RawInput) -> str:
     """sha256 of the input as given; an unusable input (no content) hashes its identity and reason."""
     if raw.raw is not None:
-        return traces.content_hash(raw.raw)
-    return traces.content_hash(f"unusable\x1f{raw.id}\x1f{raw.source}\x1f{raw.reject}")
+        return sha256_hex(raw.raw)
+    return sha256_hex(f"unusable\x1f{raw.id}\x1f{raw.source}\x1f{raw.reject}")
 
 
 def read_corpus(pages: Sequence[str] = (), responses: Sequence[str] = ()) -> list[RawInput]:
@@ -76,12 +71,11 @@ def batch_key(content_hashes: Iterable[str], config_hash: str) -> str:
 
 
 def cut_batches(inputs: Sequence[RawInput], items: dict[str, dict], config_hash: str,
-                batch_size: int = DEFAULT_BATCH_SIZE) -> list[Batch]:
+                batch_size: int = DEFAULT_BATCH_SIZE) -> list[Batch[PageJob]]:
     """Fixed-size chunks in input order (the last may be shorter): the same corpus, the same keys
-    (traces.chunk_keys, as `webmend evaluate --data-root` writes them)."""
+    (as `webmend evaluate --data-root` writes them)."""
     jobs = [PageJob(raw, match_item(items, raw.id), input_hash(raw)) for raw in inputs]
-    keys = traces.chunk_keys([j.content_hash for j in jobs], config_hash, batch_size)
-    return [Batch(n, key, tuple(jobs[n * batch_size:(n + 1) * batch_size])) for n, key in enumerate(keys)]
+    return cut(traces.STAGE, jobs, [j.content_hash for j in jobs], config_hash, batch_size)
 
 
 def default_run_id(batches: Sequence[Batch], config_hash: str) -> str:
@@ -120,7 +114,7 @@ def evaluate_batch(batch: Batch, cfg: EvalConfig, keyframes_to: str | None = Non
     worker = get_worker(cfg)
     worker.ensure_started()  # every record, rejects included, names the browser version
     records = []
-    for job in batch.jobs:
+    for job in batch.items:
         record = evaluate_input(job.raw, job.item, cfg, worker, keyframes_to)
         record["content_hash"] = job.content_hash  # ids may repeat across sources; the hash travels with the record
         records.append(record)
@@ -130,10 +124,10 @@ def evaluate_batch(batch: Batch, cfg: EvalConfig, keyframes_to: str | None = Non
 def write_batch(batch: Batch, records: list[dict], root: str, run_id: str, config_hash: str,
                 replace: bool = False) -> str:
     """Write a batch's trace rows under its key (evaluations last: it marks the batch done)."""
-    if [r["id"] for r in records] != [j.raw.id for j in batch.jobs]:
+    if [r["id"] for r in records] != [j.raw.id for j in batch.items]:
         raise ValueError(f"batch {batch.index}: records do not match its inputs")
     traces.write_keyed(records, root, batch.key, run_id=run_id, config_hash=config_hash,
-                       content_hashes=batch.content_hashes, replace=replace)
+                       content_hashes=hashes_by_id(batch), replace=replace)
     return DataRoot(root).file_url("evaluations", batch.key)
 
 
@@ -152,48 +146,3 @@ def close_browsers() -> int:
     for worker in open_workers:
         worker.close()  # logs and carries on if the browser is already gone
     return len(open_workers)
-
-
-# Failures worth a retry: the machine, not the data. A bad row (ValueError) fails at once.
-_INFRA_NAMES = {"BrowserDied", "WallTimeout", "KilledWorker", "CommClosedError", "TargetClosedError",
-                "FutureCancelledError", "StreamClosedError"}
-
-
-def is_infrastructure_error(exc: BaseException) -> bool:
-    if isinstance(exc, (OSError, EOFError, MemoryError)):
-        return True
-    return any(cls.__name__ in _INFRA_NAMES for cls in type(exc).__mro__)
-
-
-
-def drive(batches: Sequence[Batch], submit: Callable[[Batch], object], completed: Callable[[list], Iterator],
-          result: Callable[[object], list[dict]], write: Callable[[Batch, list[dict]], object],
-          max_resubmits: int = 2) -> list[tuple[Batch, BaseException]]:
-    """Evaluate batches through `submit` (e.g. a Dask-backed task) and write each one as it completes.
-
-    A batch whose future fails for an infrastructure reason (e.g. its Dask worker was killed more
-    often than Dask reschedules on its own) is submitted again, up to `max_resubmits` times; other
-    failures are not retried. Returns the batches that still failed, with their errors: the caller
-    decides how the run ends, after every other batch was written.
-    """
-    attempts = {b.key: 0 for b in batches}
-    failed: list[tuple[Batch, BaseException]] = []
-    todo = list(batches)
-    while todo:
-        futures = {submit(b): b for b in todo}
-        todo = []
-        for future in completed(list(futures)):
-            batch = futures[future]
-            try:
-                records = result(future)
-            except Exception as exc:
-                if is_infrastructure_error(exc) and attempts[batch.key] < max_resubmits:
-                    attempts[batch.key] += 1
-                    log.warning("batch %d failed (%s: %s); submitting it again", batch.index, type(exc).__name__, exc)
-                    todo.append(batch)
-                else:
-                    log.error("batch %d failed: %s: %s", batch.index, type(exc).__name__, exc)
-                    failed.append((batch, exc))
-                continue
-            write(batch, records)
-    return failed

@@ -12,20 +12,20 @@ Both stages are keyed by content, so a rerun with the same inputs does no repeat
 
 from __future__ import annotations
 
-import hashlib
 import json
 import logging
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Sequence
 
+from webmend.evaluate.inputs import load_items
 from webmend.generate.prompts import PromptIn
-from webmend.llm.settings import GenerationSettings
 from webmend.intake.config import IntakeConfig, load_intake_config
 from webmend.intake.output import kept_row, make_run_id, reject_row
 from webmend.intake.pipeline import Intake, IntakeResult, run_intake
+from webmend.llm.settings import GenerationSettings
+from webmend.schemas.hashing import sha256_hex
 from webmend.store import DataRoot, make_key
-from webmend.evaluate.inputs import load_items
 
 log = logging.getLogger(__name__)
 
@@ -60,7 +60,7 @@ def local_root(data_root: str) -> DataRoot:
 
 
 def file_hash(path: str | Path) -> str:
-    return hashlib.sha256(Path(path).read_bytes()).hexdigest()
+    return sha256_hex(Path(path).read_bytes())
 
 
 def intake_run_id(result: IntakeResult, cfg: IntakeConfig, benchmarks: Sequence[str],
@@ -158,8 +158,8 @@ def generation_stage(data_root: str, prompts: Sequence[PromptIn], model: str, sa
         log.info("generation %s committed before: no calls", key)
         return GenerationOutcome(key, str(out / "responses.jsonl"), saved, False)
     # litellm takes seconds to import: only a generation that has work to do pays for it.
-    from webmend.llm.cache import ResponseCache
     from webmend.generate.run import run_generation
+    from webmend.llm.cache import ResponseCache
 
     summary = run_generation(list(prompts), cfg, settings.client(model), out,
                              cache=ResponseCache(Path(root.path) / CACHE_DIR), data_root=root,

@@ -13,11 +13,12 @@ from typing import Sequence
 import pyarrow as pa
 import pyarrow.parquet as pq
 
+from webmend.schemas.vocab import EVALUATOR_FAILURE_STATUSES, PAGE_FAULT_STATUSES, SCORE_FIELDS, STATES
 from webmend.store import DataRoot
 
-DIMENSIONS = ("total", "rendering", "visual_design", "functionality", "interaction", "code_quality")
-BANDS = ("High", "Mid", "Low")
-FAILURE_STATUSES = ("timeout", "error", "hang", "crashed", "resource_limit")
+BANDS = tuple(reversed(STATES))  # best first, as the summary table lists them
+# Pages that got no score: the page broke its browser, or the evaluator failed on it.
+FAILURE_STATUSES = (*EVALUATOR_FAILURE_STATUSES, *PAGE_FAULT_STATUSES)
 
 
 def read_keys(root: DataRoot, table: str, keys: Sequence[str]) -> list[dict]:
@@ -33,7 +34,7 @@ def summarize_pool(root: DataRoot | str, keys: Sequence[str], *, slowest: int = 
     evals = read_keys(root, "evaluations", keys)
     tests = read_keys(root, "test_results", keys)
     means = {}
-    for d in DIMENSIONS:
+    for d in SCORE_FIELDS:
         values = [r[f"score_{d}"] for r in evals if r[f"score_{d}"] is not None]
         means[d] = round(sum(values) / len(values), 2) if values else None
     failed_tests = Counter(t["test_id"] for t in tests if not t["passed"])

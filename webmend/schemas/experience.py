@@ -6,6 +6,8 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from webmend.schemas.vocab import LAYER3_OUTCOMES, VIEWPORTS
+
 
 class _Model(BaseModel):
     model_config = ConfigDict(extra="forbid")
@@ -37,7 +39,7 @@ class TraceSummary(_Model):
     rendered: bool
     console_errors: int
     page_errors: int
-    viewports: dict[Literal["desktop", "tablet", "mobile"], ViewportFindings]
+    viewports: dict[Literal[VIEWPORTS], ViewportFindings]
     below_fold: bool
     controls_total: int
     controls_tested: int
@@ -62,5 +64,5 @@ class TraceSummary(_Model):
     score_changed: bool
     position_changed: bool
     game_over_detected: bool
-    layer3_outcome: Literal["not_run", "played", "did_not_start", "stalled", "error"]
+    layer3_outcome: Literal[LAYER3_OUTCOMES]
     keyframes: list[KeyframeNote]

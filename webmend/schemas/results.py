@@ -11,27 +11,12 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from webmend.schemas.experience import KeyframeRef, TraceSummary
+from webmend.schemas.vocab import EVALUATION_STATUSES, STATES
 
 SCHEMA_VERSION = "1.1"  # 1.1: layers, keyframes, trace_summary (experience protocol)
 
 # Closed list of statuses. Rejects (no score): empty .. error. Scored: ok, hang, crashed, resource_limit.
-Status = Literal[
-    "ok",
-    "hang",
-    "crashed",
-    "resource_limit",
-    "empty",
-    "binary",
-    "no_html",
-    "trivial",
-    "too_large",
-    "unreadable",
-    "malformed_input",
-    "timeout",
-    "error",
-]
-REJECT_STATUSES = ("empty", "binary", "no_html", "trivial", "too_large", "unreadable", "malformed_input")
-FAILURE_STATUSES = ("timeout", "error")
+Status = Literal[EVALUATION_STATUSES]
 
 Flag = Literal[
     "truncated", "fragment", "fenced", "prose_around", "think_block", "multiple_documents",
@@ -87,7 +72,7 @@ class ResultRecord(_Model):
     reason: str
     flags: list[Flag]
     score: Score | None
-    state: Literal["Low", "Mid", "High"] | None
+    state: Literal[STATES] | None
     interactive: bool
     item: ItemMeta | None
     tests: list[TestRecord]

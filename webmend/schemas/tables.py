@@ -11,6 +11,8 @@ import json
 
 import pyarrow as pa
 
+from webmend.schemas.vocab import EVALUATION_STATUSES, FAMILIES, PROMPT_KINDS, SCORE_FIELDS, STATES
+
 SCHEMA_VERSION = "1"
 
 # Every row carries these. content_hash: sha256 hex of the row's page (or prompt) content.
@@ -21,21 +23,11 @@ COMMON_FIELDS: list[pa.Field] = [
     pa.field("schema_version", pa.string(), nullable=False),
 ]
 
-FAMILIES = (
-    "apps_tools", "content_marketing", "data_visualization",
-    "games_simulations", "three_d_webgl", "visual_art_animation",
-)
 # Intake's closed list of reject reasons (docs/intake.md says what each means).
 REJECT_REASONS = ("policy", "duplicate", "near_duplicate", "contaminated", "not_a_web_task",
                   "malformed_input", "length", "rewrite_failed")
-PROMPT_KINDS = ("prompt", "benchmark_item", "forum_post", "library_example", "crawled_page")
 EXTRACTION_STATUSES = ("complete", "truncated", "no_html")
 GENERATION_STATUSES = ("generated", "refused", "failed", "not_generated")
-EVALUATION_STATUSES = (
-    "ok", "hang", "crashed", "resource_limit", "empty", "binary", "no_html", "trivial", "too_large",
-    "unreadable", "malformed_input", "timeout", "error",
-)
-STATES = ("Low", "Mid", "High")
 
 _TS = pa.timestamp("us", tz="UTC")
 _JSON = pa.string()  # JSON text: DuckDB reads it with json functions, pyarrow keeps it opaque
@@ -49,8 +41,7 @@ def _f(name: str, type_: pa.DataType, nullable: bool = True) -> pa.Field:
     return pa.field(name, type_, nullable=nullable)
 
 
-_SCORES = [_f(f"score_{d}", pa.float64()) for d in
-           ("total", "rendering", "visual_design", "functionality", "interaction", "code_quality")]
+_SCORES = [_f(f"score_{d}", pa.float64()) for d in SCORE_FIELDS]
 _BLOCKED = pa.list_(pa.struct([_f("url", pa.string()), _f("channel", pa.string()), _f("reason", pa.string())]))
 _PROVENANCE = [_f("source", pa.string()), _f("url", pa.string()), _f("file", pa.string())]
 

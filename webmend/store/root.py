@@ -15,7 +15,6 @@ the second one skips (write-once by key); on object stores both puts are whole o
 from __future__ import annotations
 
 import fcntl
-import hashlib
 import logging
 import os
 import re
@@ -29,6 +28,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 from fsspec.implementations.local import LocalFileSystem
 
+from webmend.schemas.hashing import sha256_hex
 from webmend.schemas.tables import ALLOWED_VALUES, SCHEMA_VERSION, TABLES
 
 log = logging.getLogger(__name__)
@@ -42,8 +42,7 @@ def make_key(*parts: object) -> str:
     """Deterministic file key from e.g. (stage, input content hashes..., config hash): 32 hex chars."""
     if not parts:
         raise ValueError("make_key needs at least one part")
-    blob = "\x1f".join(str(p) for p in parts).encode("utf-8")
-    return hashlib.sha256(blob).hexdigest()[:32]
+    return sha256_hex("\x1f".join(str(p) for p in parts))[:32]
 
 
 class DataRoot:

@@ -9,14 +9,14 @@ import threading
 from collections import deque
 
 import pytest
+from llm.llm_server import Reply, Request, chat_reply, error_reply
 from PIL import Image
 
-from llm.llm_server import Reply, Request, chat_reply, error_reply
+from webmend.evaluate.judge import analyst, scorer
+from webmend.evaluate.judge.inputs import JudgeInput
 from webmend.llm.client import Limiters, LLMClient
 from webmend.llm.limits import Limits
 from webmend.llm.retry import Backoff
-from webmend.evaluate.judge import analyst, scorer
-from webmend.evaluate.judge.inputs import JudgeInput
 
 MODEL = "openai/judge-model"
 PROMPT = "Build a pomodoro timer with start and reset buttons and a round counter."

@@ -4,11 +4,11 @@ import base64
 import json
 
 import pytest
+from judge_fixtures import analyst_answer, judge_input, png
 from pydantic import ValidationError
 
-from judge_fixtures import analyst_answer, judge_input, png
-from webmend.evaluate.judge.analyst import build_messages, page_data_block, scorer_view, validate
 from webmend.config import JudgeConfig
+from webmend.evaluate.judge.analyst import build_messages, page_data_block, scorer_view, validate
 
 
 def test_page_data_block_is_escaped_json():

@@ -1,8 +1,8 @@
 """Guardrails: budget clamps, visual caps per probe finding, the functionality band."""
 
 import pytest
-
 from judge_fixtures import metrics
+
 from webmend.config import JudgeConfig
 from webmend.evaluate.judge.guardrails import bound_functionality, bound_visual, functionality_band
 from webmend.evaluate.judge.inputs import ObjectiveMetrics

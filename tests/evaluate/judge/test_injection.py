@@ -9,9 +9,18 @@ exactly the score of the same page without it.
 import json
 
 import pytest
+from judge_fixtures import (  # noqa: F401
+    MODEL,
+    RoleScript,
+    analyst_answer,
+    answer,
+    judge_input,
+    judge_server,
+    make_client,
+    requests_of,
+    scorer_answer,
+)
 
-from judge_fixtures import (MODEL, RoleScript, analyst_answer, answer, judge_input, judge_server,  # noqa: F401
-                            make_client, requests_of, scorer_answer)
 from webmend.evaluate.judge import analyst
 from webmend.evaluate.judge.inputs import select_visible_text
 from webmend.evaluate.judge.judge import VisualJudge

@@ -3,9 +3,22 @@
 import base64
 import json
 
+from judge_fixtures import (  # noqa: F401
+    MODEL,
+    RoleScript,
+    Sleeps,
+    analyst_answer,
+    answer,
+    judge_input,
+    judge_server,
+    make_client,
+    metrics,
+    png,
+    requests_of,
+    scorer_answer,
+)
 from llm.llm_server import Reply, chat_reply, content_filtered, error_reply, rate_limited
-from judge_fixtures import (MODEL, RoleScript, Sleeps, analyst_answer, answer, judge_input, judge_server,  # noqa: F401
-                            make_client, metrics, png, requests_of, scorer_answer)
+
 from webmend.config import JudgeConfig
 from webmend.evaluate.judge.judge import VisualJudge
 from webmend.schemas.judge import JudgeResult

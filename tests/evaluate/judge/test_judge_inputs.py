@@ -1,12 +1,19 @@
 """Judge inputs: the visible-text filter, closed-type projections, keyframes, metrics from evidence."""
 
 import pytest
+from judge_fixtures import judge_input, metrics, png
 from pydantic import ValidationError
 
-from judge_fixtures import judge_input, metrics, png
 from webmend.config import JudgeConfig
-from webmend.evaluate.judge.inputs import (Keyframe, ObjectiveMetrics, TraceSummary, clip_text, metrics_from_evidence,
-                                  safe_static_facts, select_visible_text)
+from webmend.evaluate.judge.inputs import (
+    Keyframe,
+    ObjectiveMetrics,
+    TraceSummary,
+    clip_text,
+    metrics_from_evidence,
+    safe_static_facts,
+    select_visible_text,
+)
 from webmend.evaluate.static_facts import static_facts
 
 

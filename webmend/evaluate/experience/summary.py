@@ -6,7 +6,8 @@ are the ones the visual judge reads (docs/judge.md, TraceSummary) plus the findi
 
 from __future__ import annotations
 
-VIEWPORTS = ("desktop", "tablet", "mobile")
+from webmend.evaluate.facts import is_animating
+from webmend.schemas.vocab import VIEWPORTS
 
 
 def _viewport(info: dict | None) -> dict:
@@ -56,7 +57,7 @@ def trace_summary(evidence: dict) -> dict:
         "scroll_changes": bool((probe.get("scroll") or {}).get("changed")),
         "forms": len(forms),
         "forms_responding": sum(1 for f in forms if f.get("changed")),
-        "animating": bool(motion.get("animating")),
+        "animating": is_animating(probe),
         "animation_stalled": bool(motion.get("stalled")),
         "fps": motion.get("fps_max"),
         "canvases": sum(1 for c in probe.get("canvases") or [] if c.get("visible")),

@@ -15,8 +15,8 @@ from typing import Callable, TypeVar
 
 from pydantic import ValidationError
 
-from webmend.llm.cache import ResponseCache, cache_key
 from webmend.evaluate.judge.jsonparse import JSONExtractError, extract_json
+from webmend.llm.cache import ResponseCache, cache_key
 from webmend.schemas.judge import JUDGE_VERSION
 
 log = logging.getLogger(__name__)

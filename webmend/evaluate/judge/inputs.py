@@ -16,12 +16,13 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
 from webmend.config import JudgeConfig
-from webmend.evaluate.scoring import MOTION_EPS
+from webmend.evaluate.facts import is_animating
+from webmend.evaluate.static_facts import RESOURCE_KINDS
+from webmend.schemas.vocab import LAYER3_OUTCOMES, VIEWPORTS
 
 PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
 _KEY_NAME = re.compile(r"^[A-Za-z][A-Za-z0-9]{0,19}$")  # "Space", "ArrowLeft", "KeyW", "Digit1"
 _IDENT = re.compile(r"^[a-z0-9_\-]{1,24}$")  # library names, input types
-_RESOURCE_KINDS = ("script", "stylesheet", "img", "font", "iframe", "media", "other")
 _INPUT_TYPES = frozenset({
     "button", "checkbox", "color", "date", "datetime-local", "email", "file", "hidden", "image", "month",
     "number", "password", "radio", "range", "reset", "search", "submit", "tel", "text", "time", "url",
@@ -72,7 +73,7 @@ class TraceSummary(_Lenient):
     rendered: bool | None = None
     console_errors: int = 0
     page_errors: int = 0
-    viewports: dict[Literal["desktop", "tablet", "mobile"], ViewportFinding] = {}
+    viewports: dict[Literal[VIEWPORTS], ViewportFinding] = {}
     controls_tested: int = 0
     controls_responsive: int = 0
     keys_worked: list[str] = Field(default=[], description="key names; anything else is dropped")
@@ -85,7 +86,7 @@ class TraceSummary(_Lenient):
     score_changed: bool | None = None
     position_changed: bool | None = None
     game_over_detected: bool | None = None
-    layer3_outcome: Literal["not_run", "played", "did_not_start", "stalled", "error"] = "not_run"
+    layer3_outcome: Literal[LAYER3_OUTCOMES] = "not_run"
 
     @field_validator("keys_worked", mode="before")
     @classmethod
@@ -192,7 +193,7 @@ def safe_static_facts(facts: dict) -> dict:
     out["input_kinds"] = {k: v for k, v in sorted(kinds.items()) if k in _INPUT_TYPES and _is_number(v)}
     resources = facts.get("external_resources") or []
     out["external_resources"] = {
-        kind: sum(1 for r in resources if isinstance(r, dict) and r.get("kind") == kind) for kind in _RESOURCE_KINDS
+        kind: sum(1 for r in resources if isinstance(r, dict) and r.get("kind") == kind) for kind in RESOURCE_KINDS
     }
     return out
 
@@ -207,7 +208,6 @@ def metrics_from_evidence(ev: dict, fast_scores: dict, *, interactive: bool, vis
     design = probe.get("design") or {}
     controls = [c for c in probe.get("controls") or [] if c.get("responded") is not None]  # typed-only fields are neutral
     n_text = max(1, design.get("textElements") or 0)
-    motion = max(probe.get("motion_diff") or 0.0, probe.get("motion_late_diff") or 0.0)
     return ObjectiveMetrics(
         fast_scores=fast_scores, visual_budget=visual_budget, functionality_budget=functionality_budget,
         interactive=interactive, blank_page=bool(probe.get("blank", True)),
@@ -218,7 +218,7 @@ def metrics_from_evidence(ev: dict, fast_scores: dict, *, interactive: bool, vis
         blank_canvas=blank_canvas,
         console_errors=int(events.get("console_error_count", 0)), page_errors=int(events.get("page_error_count", 0)),
         controls_tested=len(controls), controls_responsive=sum(1 for c in controls if c.get("responded")),
-        keys_responsive=bool(probe.get("keys_responsive")), animating=motion > MOTION_EPS,
+        keys_responsive=bool(probe.get("keys_responsive")), animating=is_animating(probe),
         low_contrast_share=min(1.0, (design.get("lowContrast") or 0) / n_text),
         small_text_share=min(1.0, (design.get("smallText") or 0) / n_text),
         text_overlaps=int(design.get("overlaps") or 0),

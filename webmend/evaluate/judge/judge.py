@@ -13,14 +13,14 @@ import os
 
 from pydantic import ValidationError
 
+from webmend.config import JudgeConfig
+from webmend.evaluate.judge import analyst, scorer
+from webmend.evaluate.judge.ask import Asker, CallStats, JudgeFailure
+from webmend.evaluate.judge.guardrails import bound_functionality, bound_visual
+from webmend.evaluate.judge.inputs import JudgeInput
 from webmend.llm.cache import ResponseCache
 from webmend.llm.client import LLMClient
 from webmend.llm.retry import Backoff
-from webmend.evaluate.judge import analyst, scorer
-from webmend.evaluate.judge.ask import Asker, CallStats, JudgeFailure
-from webmend.config import JudgeConfig
-from webmend.evaluate.judge.guardrails import bound_functionality, bound_visual
-from webmend.evaluate.judge.inputs import JudgeInput
 from webmend.schemas.judge import AnalystReport, GuardrailHit, JudgeResult
 
 log = logging.getLogger(__name__)

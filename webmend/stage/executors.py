@@ -1,0 +1,63 @@
+"""Where a stage's batches run: the one place that maps `submit` onto a local pool or Dask.
+
+Each context manager yields an object with `submit(fn, *args) -> future` and `completed(futures)`
+(futures as they finish), the two callables `run.run_stage` needs. Functions and arguments must
+be picklable for the process pool and Dask (module-level functions, plain data).
+"""
+
+from __future__ import annotations
+
+import concurrent.futures as cf
+import multiprocessing as mp
+from contextlib import contextmanager
+from dataclasses import dataclass
+from typing import Callable, Iterator
+
+
+@dataclass(frozen=True)
+class Executor:
+    submit: Callable  # submit(fn, *args) -> future with .result()
+    completed: Callable  # completed(futures) -> iterable of finished futures
+
+
+def _serial_submit(fn, *args) -> cf.Future:
+    future: cf.Future = cf.Future()
+    try:
+        future.set_result(fn(*args))
+    except Exception as exc:  # the future carries it, as a pool's would
+        future.set_exception(exc)
+    return future
+
+
+@contextmanager
+def local(workers: int = 1, initializer: Callable | None = None, initargs: tuple = ()) -> Iterator[Executor]:
+    """workers <= 1: in this process, one batch at a time (the initializer runs here once);
+    more: a spawned process pool (each process runs the initializer, e.g. to start its browser)."""
+    if workers <= 1:
+        if initializer:
+            initializer(*initargs)
+        yield Executor(_serial_submit, cf.as_completed)
+        return
+    with cf.ProcessPoolExecutor(workers, mp_context=mp.get_context("spawn"), initializer=initializer,
+                                initargs=initargs) as pool:
+        yield Executor(pool.submit, cf.as_completed)
+
+
+@contextmanager
+def dask(address: str | None = None, n_workers: int | None = None) -> Iterator[Executor]:
+    """An existing Dask scheduler by address, or a local cluster of one-thread worker processes on
+    127.0.0.1 without dashboards (one warm browser per worker process)."""
+    from distributed import Client, LocalCluster, as_completed  # Dask only where it is asked for
+
+    if address:
+        with Client(address) as client:
+            yield Executor(_impure(client), as_completed)
+        return
+    with LocalCluster(n_workers=n_workers or 1, threads_per_worker=1, processes=True, dashboard_address=None,
+                      host="127.0.0.1") as cluster, Client(cluster) as client:
+        yield Executor(_impure(client), as_completed)
+
+
+def _impure(client) -> Callable:
+    # Dask keys a pure call by its arguments: a resubmitted batch would get its failed future back.
+    return lambda fn, *args: client.submit(fn, *args, pure=False)
