@@ -128,17 +128,65 @@ def test_requests_to_one_host_are_spaced_by_the_delay(site):
     assert min(gaps) >= DELAY - 0.005, gaps
 
 
-def test_robots_crawl_delay_raises_the_gap():
+PDF_ROBOTS = "User-agent: *\nDisallow: /*.pdf$\n"
+
+
+def test_robots_dollar_pattern_blocks_only_the_exact_ending():
+    with Site() as s:
+        s.routes["/robots.txt"] = (200, {"Content-Type": "text/plain"}, PDF_ROBOTS)
+        crawler = Crawler([f"127.0.0.1:{s.port}"], _settings(delay_s=0.0))
+        assert not crawler.robots_allow(s.base + "/doc.pdf")
+        assert not crawler.robots_allow(s.base + "/papers/2024/doc.pdf")  # `*` spans folders
+        assert crawler.robots_allow(s.base + "/doc.pdf?x=1")  # `$` anchors the whole path and query
+        assert crawler.robots_allow(s.base + "/doc.pdfx")
+        assert crawler.robots_allow(s.base + "/")
+        assert s.paths() == ["/robots.txt"]  # read once per origin
+
+
+def test_crawl_applies_wildcard_robots_rules_to_redirect_targets():
+    # Links ending in .pdf are skipped as assets before robots is asked, so the rule is reached via redirects.
+    page = "<article><p>Make a {} with a reset button.</p></article>"
     with Site() as s:
         s.routes.update({
-            "/robots.txt": (200, {}, "User-agent: *\nCrawl-delay: 1\n"),
+            "/robots.txt": (200, {}, PDF_ROBOTS),
+            "/": html_page('<main><a href="/old-doc">a</a> <a href="/old-doc-2">b</a> <a href="/doc.pdfx">c</a></main>'),
+            "/old-doc": (302, {"Location": "/doc.pdf"}, ""),
+            "/old-doc-2": (302, {"Location": "/doc.pdf?x=1"}, ""),
+            "/doc.pdf": html_page(page.format("stopwatch")),
+            "/doc.pdf?x=1": html_page(page.format("color picker")),
+            "/doc.pdfx": html_page(page.format("pomodoro timer")),
+        })
+        crawler = Crawler([f"127.0.0.1:{s.port}"], _settings(delay_s=0.0))
+        texts = sorted(p.text for p in crawler.crawl([s.base + "/"]))
+        assert s.paths().count("/doc.pdf") == 0
+    assert [("color picker" in t, "pomodoro" in t) for t in texts] == [(True, False), (False, True)]
+    assert _reason(crawler, "/old-doc") == "redirect_robots_disallowed"
+    assert _reason(crawler, "/old-doc-2") == f"redirect -> {s.base}/doc.pdf?x=1"
+
+
+@pytest.mark.parametrize("robots,delay_s,gap", [
+    ("User-agent: *\nCrawl-delay: 2.5\n", 0.5, 2.5),  # the site asks for more than configured
+    ("User-agent: *\nCrawl-delay: 1\n", 3.0, 3.0),  # the configured delay is a floor
+    ("User-agent: *\nDisallow: /private/\n", 0.5, 0.5),  # no Crawl-delay
+    ("User-agent: *\nCrawl-delay: 1\n\nUser-agent: webmend-intake\nCrawl-delay: 4\n", 0.5, 4.0),  # our group wins
+])
+def test_robots_crawl_delay_is_read_and_raises_the_gap(robots, delay_s, gap):
+    now, slept = [0.0], []
+
+    def sleep(seconds):  # a fake clock: the gaps are exact and the test does not wait
+        slept.append(seconds)
+        now[0] += seconds
+
+    with Site() as s:
+        s.routes.update({
+            "/robots.txt": (200, {}, robots),
             "/": html_page('<article><p>Make a memory card game with a move counter.</p></article><a href="/b">b</a>'),
             "/b": html_page("<article><p>Make a Wordle clone with an on-screen keyboard.</p></article>"),
         })
-        crawler = Crawler([f"127.0.0.1:{s.port}"], _settings(delay_s=0.0))
-        prompts = list(crawler.crawl([s.base + "/"]))
-        assert len(prompts) == 2
-        assert s.hits[-1].at - s.hits[-2].at >= 0.9  # server arrival times: allow scheduling jitter
+        crawler = Crawler([f"127.0.0.1:{s.port}"], _settings(delay_s=delay_s), throttle=HostThrottle(lambda: now[0], sleep))
+        assert len(list(crawler.crawl([s.base + "/"]))) == 2
+        assert s.paths() == ["/robots.txt", "/", "/b"]
+    assert slept == [pytest.approx(gap)] * 2  # before "/" (robots.txt went just before) and before "/b"
 
 
 def test_max_pages_and_no_robots_file():

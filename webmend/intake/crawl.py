@@ -1,8 +1,9 @@
 """A polite crawler for allow-listed sources of task descriptions (HTMLCure D.2).
 
-It obeys robots.txt (urllib.robotparser, Crawl-delay included), waits between requests to one host,
-fetches only allow-listed hosts, follows redirects only when the target is allow-listed and allowed
-by robots, and skips pages over the size limit instead of truncating them. From a page it keeps the
+It obeys robots.txt (read by protego: `*` and `$` patterns, the longest matching rule wins, Crawl-delay;
+the standard library's parser knows no patterns and takes the first matching rule), waits between requests
+to one host, fetches only allow-listed hosts, follows redirects only when the target is allow-listed and
+allowed by robots, and skips pages over the size limit instead of truncating them. From a page it keeps the
 task text, the title, family metadata and the licence note: never the HTML, assets, credentials or
 anything behind a login (a login wall becomes a policy reject, not a prompt). Every URL it meets gets
 one crawl-log entry saying what was done and why.
@@ -15,12 +16,13 @@ import re
 import time
 import urllib.error
 import urllib.request
-import urllib.robotparser
 from collections import deque
 from dataclasses import asdict, dataclass
 from datetime import datetime, timezone
 from typing import Callable, Iterator
 from urllib.parse import urldefrag, urljoin, urlsplit
+
+from protego import Protego
 
 from webmend.intake.config import CrawlSettings
 from webmend.intake.pagetext import PageFacts, parse_page
@@ -31,6 +33,10 @@ log = logging.getLogger(__name__)
 _ASSET = re.compile(r"\.(?:png|jpe?g|gif|webp|svg|ico|css|js|mjs|map|woff2?|ttf|otf|mp3|mp4|webm|wav|ogg|pdf|zip|gz|tar|exe|dmg)$", re.I)
 _LOGIN_WALL = re.compile(r"\b(?:sign|log) ?in to (?:view|see|continue|read|access)|members only|login required|please (?:sign|log) ?in\b", re.I)
 _REDIRECTS = (301, 302, 303, 307, 308)
+# The two answers that are not a robots.txt file, written as one: no file (404 ...) allows everything, an
+# unclear permission (401/403/5xx, unreachable, oversized) allows nothing.
+_ROBOTS_ALLOW_ALL = ""
+_ROBOTS_DISALLOW_ALL = "User-agent: *\nDisallow: /\n"
 
 
 @dataclass(frozen=True)
@@ -120,7 +126,7 @@ class Crawler:
         self._fetch_raw = fetch
         self.throttle = throttle or HostThrottle()
         self._now = now
-        self._robots: dict[str, urllib.robotparser.RobotFileParser] = {}
+        self._robots: dict[str, Protego] = {}
         self.log: list[LogEntry] = []
 
     # --- public ------------------------------------------------------------------------------
@@ -158,36 +164,40 @@ class Crawler:
             return
         queue.append((url, depth))
 
+    def robots_allow(self, url: str) -> bool:
+        """Whether the origin's robots.txt lets our user agent fetch url (robots.txt is fetched once per origin)."""
+        return self._robots_for(url).can_fetch(url, self.settings.user_agent)
+
     def _may_fetch(self, url: str, depth: int) -> bool:
-        if not self._robots_for(url).can_fetch(self.settings.user_agent, url):
+        if not self.robots_allow(url):
             self._note(url, "skipped", "robots_disallowed", depth=depth)
             return False
         return True
 
-    def _robots_for(self, url: str) -> urllib.robotparser.RobotFileParser:
+    def _robots_for(self, url: str) -> Protego:
         parts = urlsplit(url)
         origin = f"{parts.scheme}://{parts.netloc}"
         if origin not in self._robots:
             self._robots[origin] = self._load_robots(origin)
         return self._robots[origin]
 
-    def _load_robots(self, origin: str) -> urllib.robotparser.RobotFileParser:
-        rp = urllib.robotparser.RobotFileParser(origin + "/robots.txt")
+    def _load_robots(self, origin: str) -> Protego:
+        return Protego.parse(self._robots_text(origin))
+
+    def _robots_text(self, origin: str) -> str:
         try:
             resp = self._fetch(origin + "/robots.txt", 0.0)
         except OSError as exc:
             log.warning("robots.txt of %s unreachable (%s): not crawling it", origin, exc)
-            rp.disallow_all = True
-            return rp
+            return _ROBOTS_DISALLOW_ALL
         if resp.status in (401, 403) or resp.status >= 500 or resp.too_large:
-            rp.disallow_all = True  # unclear permission: do not crawl
-        elif resp.status >= 400 or resp.body is None:
-            rp.allow_all = True  # no robots.txt: everything allowed
-        else:
-            rp.parse(resp.body.decode("utf-8", "replace").splitlines())
-        return rp
+            return _ROBOTS_DISALLOW_ALL  # unclear permission: do not crawl
+        if resp.status >= 400 or resp.body is None:
+            return _ROBOTS_ALLOW_ALL  # no robots.txt: everything allowed
+        return resp.body.decode("utf-8-sig", "replace")  # a BOM would hide the first line
 
     def _delay(self, url: str) -> float:
+        """The configured delay is a floor: a site's Crawl-delay may ask for more, never for less."""
         robots = self._robots.get(f"{urlsplit(url).scheme}://{urlsplit(url).netloc}")
         crawl_delay = robots.crawl_delay(self.settings.user_agent) if robots else None
         return max(self.settings.delay_s, float(crawl_delay or 0))
@@ -211,7 +221,7 @@ class Crawler:
             if not host_allowed(target, self.allow):
                 self._note(url, "skipped", "redirect_off_allowlist", resp.status, depth=depth)
                 return None, url
-            if not self._robots_for(target).can_fetch(self.settings.user_agent, target):
+            if not self.robots_allow(target):
                 self._note(url, "skipped", "redirect_robots_disallowed", resp.status, depth=depth)
                 return None, url
             self._note(url, "fetched", f"redirect -> {target}", resp.status, depth=depth)
