@@ -11,7 +11,8 @@ from conftest import drive_session
 from PIL import Image
 
 from webmend.browser import session as session_mod
-from webmend.browser.session import CLOCK_KEY, PageSession
+from webmend.browser.page_scripts import CLOCK_KEY
+from webmend.browser.session import PageSession
 
 QUAD = """
 const vs = 'attribute vec2 p; uniform vec2 off; void main() { gl_Position = vec4(p * 0.2 + off, 0.0, 1.0); }';
@@ -139,7 +140,7 @@ requestAnimationFrame(loop);
 def _drive(worker, cfg, html: str, steps, skip: bool, monkeypatch) -> tuple[list, dict]:
     """Load `html` once in the gl browser and run `steps(session) -> list` on it."""
     # What the session writes into clock.js for EvalConfig.skip_hidden_draws.
-    monkeypatch.setattr(session_mod, "_CLOCK_JS", session_mod._CLOCK_JS.replace("__WM_SKIP_HIDDEN_DRAWS__", "true" if skip else "false"))
+    monkeypatch.setattr(session_mod, "CLOCK_JS", session_mod.CLOCK_JS.replace("__WM_SKIP_HIDDEN_DRAWS__", "true" if skip else "false"))
     try:
         return drive_session(worker, cfg, html, steps, profile="gl")
     finally:

@@ -11,7 +11,8 @@ import json
 import logging
 import re
 
-from webmend.browser.session import JsError, PageCrashed, PageHung, PageSession
+from webmend.browser.page_errors import JsError, PageCrashed, PageHung
+from webmend.browser.session import PageSession
 from webmend.evaluate.keys import normalize_key
 from webmend.evaluate.similarity import is_blank, screenshot_diff
 

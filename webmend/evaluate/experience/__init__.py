@@ -10,7 +10,8 @@ from __future__ import annotations
 
 import logging
 
-from webmend.browser.session import PageCrashed, PageHung, PageSession
+from webmend.browser.page_errors import PageCrashed, PageHung
+from webmend.browser.session import PageSession
 from webmend.browser.tamper import find_tampering
 from webmend.evaluate.experience import state
 from webmend.evaluate.experience.gating import decide_layer3, game_like

@@ -12,7 +12,9 @@ import random
 import re
 from dataclasses import dataclass
 
-from webmend.browser.session import PARKED_POINTER, PageHung, PageSession
+from webmend.browser.page_errors import PageHung
+from webmend.browser.page_input import PARKED_POINTER
+from webmend.browser.session import PageSession
 from webmend.evaluate.experience import state
 from webmend.evaluate.experience.trace import Trace
 from webmend.evaluate.keys import normalize_key

@@ -11,7 +11,8 @@ from __future__ import annotations
 import json
 import re
 
-from webmend.browser.session import OBSERVE_KEY, PageSession
+from webmend.browser.page_scripts import OBSERVE_KEY
+from webmend.browser.session import PageSession
 
 MAX_NAMES = 80
 _IDENT = re.compile(r"^[A-Za-z_$][\w$]{0,60}$")

@@ -6,7 +6,8 @@ from __future__ import annotations
 import json
 import logging
 
-from webmend.browser.session import PageCrashed, PageHung, PageSession
+from webmend.browser.page_errors import PageCrashed, PageHung
+from webmend.browser.session import PageSession
 from webmend.evaluate.experience import state
 from webmend.evaluate.experience.trace import Trace
 from webmend.evaluate.keys import normalize_key
