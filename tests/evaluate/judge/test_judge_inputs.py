@@ -100,3 +100,16 @@ def test_metrics_from_evidence():
     assert (m.low_contrast_share, m.small_text_share, m.text_overlaps) == (0.2, 0.5, 1)
     assert (m.console_errors, m.page_errors, m.fast_scores.functionality, m.blank_canvas) == (1, 2, 30, False)
     assert metrics_from_evidence({}, fast, interactive=False, visual_budget=20, functionality_budget=65).blank_page
+
+
+def test_the_judges_trace_facts_are_a_subset_of_the_trace_summary_contract():
+    """The judge reads a text-free subset of the trace summary with lenient defaults; every field it
+    declares must be one the summary contract has, with the same closed values, so the two cannot drift."""
+    from typing import get_args
+
+    from webmend.evaluate.judge.inputs import TraceSummary as JudgeView
+    from webmend.schemas.experience import TraceSummary
+
+    contract = TraceSummary.model_fields
+    assert set(JudgeView.model_fields) <= set(contract)
+    assert get_args(JudgeView.model_fields["layer3_outcome"].annotation) == get_args(contract["layer3_outcome"].annotation)
