@@ -10,7 +10,7 @@ WORKERS ?= 2
 setup: system venv cdn
 
 system:
-	bash scripts/install-system.sh
+	PYTHON=$(PYTHON) bash scripts/install-system.sh
 
 venv: $(VENV)/.installed
 

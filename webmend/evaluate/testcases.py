@@ -1,7 +1,7 @@
 """Executable test cases (HTMLBench format), each run on a freshly loaded page.
 
 A step either succeeds or raises `StepFailed` with the reason; the first failing step fails
-the test case. Every action follows the format note's intended meaning; where that differs
+the test case. Every action does what docs/testcase-format.md says; where that differs
 from the public reference runner it is listed in docs/testcase-runner.md.
 """
 
