@@ -47,3 +47,17 @@ def test_relative_links_in_readme_and_docs_resolve():
 def test_link_pattern_finds_links_and_images_outside_code_only():
     text = "see [a](docs/a.md) and [b](b.md#x)\n`[c](c.md)`\n```\n[d](d.md)\n```\n![img](i.png)"
     assert _links(text) == ["docs/a.md", "b.md#x", "i.png"]
+
+
+SOURCE_PATH = re.compile(r"(?<![\w/.-])((?:webmend|tests|bench|scripts)/[\w/.-]*\w)")
+
+
+def test_source_paths_named_in_readme_and_docs_exist():
+    """A path such as `webmend/evaluate/page.py` named in prose must survive a move of the code."""
+    files = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
+    missing = []
+    for md in files:
+        for path in SOURCE_PATH.findall(md.read_text(encoding="utf-8")):
+            if "*" not in path and "NAME" not in path and not (ROOT / path).exists():  # NAME: a placeholder
+                missing.append(f"{md.relative_to(ROOT).as_posix()}: {path}")
+    assert missing == []

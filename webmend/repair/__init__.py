@@ -1,0 +1,1 @@
+"""State-aware repair: diagnosis, routing, candidates, regression-checked checkpoints (issue 12). Not built yet."""
