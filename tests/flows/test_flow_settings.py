@@ -14,6 +14,7 @@ import pytest
 from conftest import ROOT
 from llm.llm_server import Reply, Request, chat_reply, error_reply
 
+from webmend.intake.policy_model import SYSTEM as POLICY_SYSTEM
 from webmend.store.duckdb_views import run_query
 
 KEY = "sk-test-flow-settings-7Zq"
@@ -23,6 +24,7 @@ POST = {"id": "wx", "title": "little weather page?",
 REWRITTEN = ("Build a single HTML page showing a five-day weather forecast: an icon, the high and the low for "
              "each day, and a toggle between Celsius and Fahrenheit.")
 LABEL = '{"family": "data_visualization", "subtype": "forecast", "interactive": true, "confidence": 0.9}'
+ALLOW = '{"exclude": false, "rule": null, "reason": "a forecast page with no real service"}'
 
 
 def by_model(request: Request) -> Reply:
@@ -30,8 +32,8 @@ def by_model(request: Request) -> Reply:
     model = request.body.get("model")
     if model == "scripted-rewriter":
         return chat_reply(REWRITTEN)
-    if model == "scripted-classifier":
-        return chat_reply(LABEL)
+    if model == "scripted-classifier":  # asked the policy question, then the family
+        return chat_reply(ALLOW if request.messages[0]["content"] == POLICY_SYSTEM else LABEL)
     if model == "scripted-generator":
         return chat_reply("<!DOCTYPE html><html><body>late</body></html>", delay_s=2.5)  # past the 1 s timeout
     return error_reply(500, f"unexpected model {model}")
@@ -69,8 +71,11 @@ def test_models_limits_and_intake_config_reach_their_stages(flow_env, llm_server
 
     run_flow(posts, intake_cfg, data_root, flow_env, log)
 
-    # rewrite_model: the post was rewritten by that model; classify_model + intake_config: labelled by the LLM.
-    assert len(calls(llm_server, "scripted-rewriter")) == 1 and len(calls(llm_server, "scripted-classifier")) == 1
+    # rewrite_model: the post was rewritten by that model; classify_model: asked the policy question about
+    # the rewrite, and (intake_config) labelled it.
+    assert len(calls(llm_server, "scripted-rewriter")) == 1 and len(calls(llm_server, "scripted-classifier")) == 2
+    policy_call = calls(llm_server, "scripted-classifier")[0]["messages"]
+    assert policy_call[0]["content"] == POLICY_SYSTEM and policy_call[1]["content"] == REWRITTEN
     prompts = run_query(str(data_root), "SELECT id, prompt, original IS NOT NULL, family, family_method, subtype "
                                         "FROM prompts")[1]
     assert prompts == [("wx", REWRITTEN, True, "data_visualization", "llm", "forecast")]

@@ -25,7 +25,9 @@ def add_crawl_arguments(p: argparse.ArgumentParser) -> None:
 def _add_common(p: argparse.ArgumentParser) -> None:
     p.add_argument("--benchmark", nargs="+", default=[], metavar="FILE", help="benchmark prompt files to decontaminate against")
     p.add_argument("--rewrite-model", help="litellm model that rewrites raw posts into direct requests")
-    p.add_argument("--classify-model", help="litellm model consulted when the family rules are unsure")
+    p.add_argument("--classify-model", help="litellm model asked the policy question for every prompt the policy rules let "
+                   "through, and for the family when the family rules are unsure")
+    p.add_argument("--cache-dir", help="response cache folder for the models' answers (default OUT/cache): a rerun makes no new call")
     p.add_argument("--out", required=True, help="output folder: prompts.parquet, rejects.parquet, report.json")
     p.add_argument("--config", help="intake config, TOML or JSON (docs/intake.md)")
     p.add_argument("--data-root", help="also write the prompts / prompt_rejects tables to this data root")
@@ -79,8 +81,10 @@ def _run(args, raws, *, cfg=None, extra=None) -> int:
     decontaminator = None
     if args.benchmark:
         decontaminator = Decontaminator(load_benchmarks(args.benchmark), cfg.dedup, cfg.decontam)
-    intake = Intake(cfg, decontaminator=decontaminator, rewrite=_model(args.rewrite_model),
-                    classify_llm=_model(args.classify_model))
+    cache_dir = args.cache_dir or Path(args.out) / "cache"
+    classifier = _model(args.classify_model, cache_dir)
+    intake = Intake(cfg, decontaminator=decontaminator, rewrite=_model(args.rewrite_model, cache_dir),
+                    classify_llm=classifier, policy_llm=classifier)
     result = run_intake(raws, intake)
     more = extra() if callable(extra) else dict(extra or {})
     more["benchmark_files"] = list(args.benchmark)
@@ -90,9 +94,10 @@ def _run(args, raws, *, cfg=None, extra=None) -> int:
     return 0
 
 
-def _model(name: str | None):
+def _model(name: str | None, cache_dir):
     if not name:
         return None
+    from webmend.llm.cache import ResponseCache
     from webmend.llm.complete import litellm_complete
 
-    return litellm_complete(name)
+    return litellm_complete(name, cache=ResponseCache(cache_dir))

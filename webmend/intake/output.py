@@ -81,6 +81,9 @@ def build_report(result: IntakeResult, cfg: IntakeConfig, run_id: str, extra: di
         "rejected": len(rejects),
         "rejected_by_reason": {reason: sum(r.reason == reason for r in rejects) for reason in REJECT_REASONS},
         "policy_by_rule": {rule: sum(r.reason == "policy" and r.rule == rule for r in rejects) for rule in POLICY_RULES},
+        "policy_by_source": {src: sum(r.reason == "policy" and r.policy_source == src for r in rejects)
+                             for src in ("rule", "model", "source")},
+        "policy_model": result.policy_model,
         "kept_by_family": dict(sorted(Counter(k.label.family for k in kept).items())),
         "kept_by_kind": dict(sorted(Counter(k.raw.kind for k in kept).items())),
         "kept_interactive": sum(k.label.interactive for k in kept),

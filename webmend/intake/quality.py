@@ -7,7 +7,10 @@ seen while writing the rules, "holdout" rows were not). data/intake/near_dup_pai
 pairs labelled duplicate or not, by variant (whitespace, case, punctuation, small_edit,
 distinct_same_topic). data/intake/decontam_cases.jsonl: prompts labelled contaminated (with the
 benchmark item of data/bench/items.jsonl they leak) or clean, by variant (exact, near,
-embedded_passage, clean_same_topic).
+embedded_passage, clean_same_topic). data/intake/policy_labelled.jsonl: prompts labelled with the
+policy rule that excludes them or null (allowed, mostly demos of the excluded things); "dev" rows
+were written to build the rules from, "held_out" paraphrases were written before the rules and never
+used to tune them.
 """
 
 from __future__ import annotations
@@ -22,11 +25,13 @@ from webmend.intake.config import IntakeConfig, load_intake_config
 from webmend.intake.decontam import Decontaminator, load_benchmarks
 from webmend.intake.dedup import Deduplicator
 from webmend.intake.family import classify_rules
+from webmend.intake.policy_model import Complete, decide
 
 DATA = Path(__file__).resolve().parents[2] / "data" / "intake"
 FAMILY_LABELS = DATA / "family_labels.jsonl"
 NEAR_DUP_PAIRS = DATA / "near_dup_pairs.jsonl"
 DECONTAM_CASES = DATA / "decontam_cases.jsonl"
+POLICY_LABELLED = DATA / "policy_labelled.jsonl"
 DECONTAM_BENCHMARK = DATA.parents[0] / "bench" / "items.jsonl"
 
 
@@ -107,8 +112,45 @@ def decontam_metrics(cfg: IntakeConfig, path: Path = DECONTAM_CASES) -> dict:
     }
 
 
+def policy_metrics(path: Path = POLICY_LABELLED, complete: Complete | None = None) -> dict:
+    """Per split: recall (excluded / should be excluded), precision (right exclusions / all
+    exclusions), demo_pass (allowed rows that pass / allowed rows) and rule_agreement (excluded rows
+    whose rule is the labelled one or an accepted alternative). With `complete`, the policy model is
+    asked too (rules + model), and the rows whose answer was unusable are counted."""
+    rows = _rows(path)
+    out: dict = {"rows": len(rows), "with_model": complete is not None}
+    for split in ("dev", "held_out"):
+        subset = [r for r in rows if r["split"] == split]
+        out[split] = _policy_split(subset, [decide(r["text"], complete) for r in subset])
+    return out
+
+
+def _policy_split(rows: list[dict], decisions: list) -> dict:
+    tp = fp = fn = tn = agree = 0
+    missed, wrongly_excluded = [], []
+    for r, d in zip(rows, decisions):
+        should, did = r["rule"] is not None, d.verdict is not None
+        tp, fp, fn, tn = tp + (should and did), fp + (did and not should), fn + (should and not did), tn + (not should and not did)
+        agree += should and did and d.verdict.rule in [r["rule"], *r.get("also", [])]
+        if should != did:
+            (missed if should else wrongly_excluded).append(r["id"])
+    return {
+        "rows": len(rows),
+        "recall": round(tp / (tp + fn), 4) if tp + fn else 0.0,
+        "precision": round(tp / (tp + fp), 4) if tp + fp else 0.0,
+        "demo_pass": round(tn / (tn + fp), 4) if tn + fp else 0.0,
+        "rule_agreement": round(agree / tp, 4) if tp else 0.0,
+        "counts": {"tp": tp, "fp": fp, "fn": fn, "tn": tn},
+        "by_model": sum(d.verdict is not None and d.verdict.source == "model" for d in decisions),
+        "model_unusable": sum(d.problem is not None for d in decisions),
+        "missed": missed,
+        "wrongly_excluded": wrongly_excluded,
+    }
+
+
 def quality_report(cfg: IntakeConfig) -> dict:
     fam, dup, decontam = family_metrics(), near_dup_metrics(cfg), decontam_metrics(cfg)
+    policy = policy_metrics()
     g = cfg.quality
     gates = {
         "family_accuracy": (fam["all"]["family_accuracy"], g.family_accuracy_min),
@@ -117,11 +159,14 @@ def quality_report(cfg: IntakeConfig) -> dict:
         "near_dup_recall": (dup["recall"], g.near_dup_recall_min),
         "decontam_precision": (decontam["precision"], g.decontam_precision_min),
         "decontam_recall": (decontam["recall"], g.decontam_recall_min),
+        "policy_held_out_recall": (policy["held_out"]["recall"], g.policy_held_out_recall_min),
+        "policy_demo_pass": (policy["held_out"]["demo_pass"], g.policy_demo_pass_min),
     }
     return {
         "family": fam,
         "near_duplicates": dup,
         "decontamination": decontam,
+        "policy": policy,
         "gates": {k: {"value": v, "min": m, "pass": v >= m} for k, (v, m) in gates.items()},
         "pass": all(v >= m for v, m in gates.values()),
     }

@@ -81,7 +81,7 @@ def intake_stage(data_root: str, inputs: Sequence[str], benchmarks: Sequence[str
                  config: str | None = None, rewrite_model: str | None = None, classify_model: str | None = None,
                  settings: GenerationSettings | None = None) -> IntakeOutcome:
     """Run intake and commit its tables once. rewrite_model / classify_model: litellm models for
-    the rewrite of forum posts and for unsure family labels, bound by `settings`' rate limits,
+    the rewrite of forum posts, the policy question and unsure family labels, bound by `settings`' rate limits,
     timeout and retries (not its spend cap); their answers are cached under ROOT/cache/intake."""
     from webmend.intake.decontam import Decontaminator, load_benchmarks
     from webmend.intake.sources import iter_sources
@@ -93,7 +93,9 @@ def intake_stage(data_root: str, inputs: Sequence[str], benchmarks: Sequence[str
     root = local_root(data_root)
     decontaminator = Decontaminator(load_benchmarks(benchmarks), cfg.dedup, cfg.decontam) if benchmarks else None
     llm = _intake_llm(Path(root.path) / INTAKE_CACHE_DIR, settings or GenerationSettings())
-    intake = Intake(cfg, decontaminator=decontaminator, rewrite=llm(rewrite_model), classify_llm=llm(classify_model))
+    classifier = llm(classify_model)  # also asked the policy question (docs/intake.md)
+    intake = Intake(cfg, decontaminator=decontaminator, rewrite=llm(rewrite_model), classify_llm=classifier,
+                    policy_llm=classifier)
     result = run_intake(iter_sources(inputs), intake)
     run_id = intake_run_id(result, cfg, benchmarks, intake_models(rewrite_model, classify_model))
     key = make_key("intake", run_id)
