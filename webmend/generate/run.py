@@ -1,8 +1,8 @@
 """Run generation over a prompt list: DIR/responses.jsonl, DIR/summary.json and the generations table.
 
-Samples run on a thread pool (the client's per-provider limiter bounds what reaches the provider) in
-chunks; results are written in input order whatever the completion order. Every sample ends up in
-the table: generated, refused, failed, or not_generated with the reason (a spend cap or rejected
+Samples run in chunks (webmend.stage: one batch a chunk), each chunk's samples on a thread pool (the
+client's per-provider limiter bounds what reaches the provider); results are written in input order
+whatever the completion order. Every sample ends up in the table: generated, refused, failed, or not_generated with the reason (a spend cap or rejected
 credentials stop the run cleanly; nothing is dropped silently). The table is written one file per
 chunk, keyed by the chunk's samples and the config, and replaced on a rerun, so a rerun after a stop
 updates the rows instead of duplicating them.
@@ -14,7 +14,7 @@ import json
 import os
 import uuid
 from collections import Counter
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import ThreadPoolExecutor, as_completed
 from pathlib import Path
 from typing import Callable
 
@@ -23,6 +23,9 @@ from webmend.generate.prompts import PromptIn
 from webmend.generate.samples import GenerationConfig, Sample, plan_samples
 from webmend.llm.cache import ResponseCache
 from webmend.llm.client import LLMClient
+from webmend.stage.batches import Batch
+from webmend.stage.executors import run_here
+from webmend.stage.run import run_stage
 from webmend.store import DataRoot, make_key
 
 RESPONSES = "responses.jsonl"
@@ -37,17 +40,28 @@ def run_generation(prompts: list[PromptIn], cfg: GenerationConfig, client: LLMCl
     out.mkdir(parents=True, exist_ok=True)
     samples = plan_samples(prompts, cfg)
     stop, tally = RunStop(), _Tally()
+    batches = [Batch(n, _chunk_key(samples[start:start + chunk_size], cfg), tuple(samples[start:start + chunk_size]))
+               for n, start in enumerate(range(0, len(samples), chunk_size))]
     tmp = out / f".{RESPONSES}.tmp-{os.getpid()}-{uuid.uuid4().hex[:8]}"
     try:
         with open(tmp, "w", encoding="utf-8") as fh, ThreadPoolExecutor(max(1, workers)) as pool:
-            for start in range(0, len(samples), chunk_size):
-                chunk = samples[start:start + chunk_size]
-                results = list(pool.map(lambda s: generate_sample(s, cfg, client, cache, stop), chunk))
-                _write_chunk(results, fh, data_root, run_id, cfg)
+            def generate_chunk(batch: Batch) -> list[SampleResult]:
+                return list(pool.map(lambda s: generate_sample(s, cfg, client, cache, stop), batch.items))
+
+            def commit(batch: Batch, results: list[SampleResult]) -> None:
+                _write_chunk(batch.key, results, fh, data_root, run_id, cfg)
                 for result in results:
                     tally.add(result)
                     if progress:
                         progress(result)
+
+            # One chunk at a time, its samples on the thread pool (the client's per-provider limiter
+            # bounds what reaches the provider); a chunk's table file is replaced, not skipped, on a
+            # rerun, so every batch runs and the cache makes the repeats free.
+            report = run_stage(batches, submit=lambda b: run_here(generate_chunk, b), completed=as_completed,
+                               commit=commit, max_in_flight=1, max_resubmits=0)
+        if report.failures:
+            raise report.failures[0][1]
         os.replace(tmp, out / RESPONSES)
     finally:
         tmp.unlink(missing_ok=True)
@@ -58,7 +72,12 @@ def run_generation(prompts: list[PromptIn], cfg: GenerationConfig, client: LLMCl
     return summary
 
 
-def _write_chunk(results: list[SampleResult], fh, data_root: DataRoot, run_id: str, cfg: GenerationConfig) -> None:
+def _chunk_key(chunk: list[Sample], cfg: GenerationConfig) -> str:
+    return make_key(TABLE, cfg.config_hash(), *(_sample_key(s) for s in chunk))
+
+
+def _write_chunk(key: str, results: list[SampleResult], fh, data_root: DataRoot, run_id: str,
+                 cfg: GenerationConfig) -> None:
     for result in results:
         if result.response is not None:
             line = {"id": result.sample.id, "prompt": result.sample.prompt.prompt, "response": result.response}
@@ -66,7 +85,6 @@ def _write_chunk(results: list[SampleResult], fh, data_root: DataRoot, run_id: s
     fh.flush()
     config_hash = cfg.config_hash()
     rows = [row | {"run_id": run_id, "config_hash": config_hash} for r in results for row in r.rows]
-    key = make_key(TABLE, config_hash, *(_sample_key(r.sample) for r in results))
     data_root.write(TABLE, rows, key=key, mode="replace")
 
 

@@ -20,7 +20,8 @@ class Executor:
     completed: Callable  # completed(futures) -> iterable of finished futures
 
 
-def _serial_submit(fn, *args) -> cf.Future:
+def run_here(fn, *args) -> cf.Future:
+    """submit() for work that runs in this process, now: a finished future with its result or error."""
     future: cf.Future = cf.Future()
     try:
         future.set_result(fn(*args))
@@ -36,7 +37,7 @@ def local(workers: int = 1, initializer: Callable | None = None, initargs: tuple
     if workers <= 1:
         if initializer:
             initializer(*initargs)
-        yield Executor(_serial_submit, cf.as_completed)
+        yield Executor(run_here, cf.as_completed)
         return
     with cf.ProcessPoolExecutor(workers, mp_context=mp.get_context("spawn"), initializer=initializer,
                                 initargs=initargs) as pool:
