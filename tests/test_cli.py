@@ -3,6 +3,7 @@ resumable after a torn write, and rescorable without a browser."""
 
 from __future__ import annotations
 
+import collections
 import json
 import subprocess
 import sys
@@ -92,16 +93,49 @@ def test_resume_after_a_torn_write(corpus, tmp_path):
 
 def test_rescore_recomputes_from_evidence(corpus, tmp_path):
     _, out = corpus
+    before = records(out)
+    by_id = {r["id"]: r for r in before}
+    assert by_id["good_app"]["score"]["functionality"] == pytest.approx(55 * 2 / 5)
+    assert by_id["good_app"]["state"] in ("Low", "Mid")  # default bands: nothing here is High
+    scored = [r for r in before if r["score"]]
+    assert len(scored) >= 4 and not any(r["state"] == "High" for r in before)
+    # The stored scores and states are tampered with: rescore must derive them from the evidence
+    # (and the stored test results), never copy them.
     copy = tmp_path / "copy"
     copy.mkdir()
-    (copy / "results.jsonl").write_text((out / "results.jsonl").read_text())
+    tampered = []
+    for rec in before:
+        rec = json.loads(json.dumps(rec))
+        if rec["score"]:
+            rec["score"] = {k: (None if v is None else 0.0) for k, v in rec["score"].items()}
+            rec["state"] = "Low"
+        tampered.append(json.dumps(rec))
+    (copy / "results.jsonl").write_text("\n".join(tampered) + "\n")
+    # Another config: the functionality budget doubled, and a total of 10 already High.
     cfg = tmp_path / "cfg.toml"
-    cfg.write_text("[bands]\nhigh_from = 99.5\n")
+    cfg.write_text("[budgets]\nfunctionality = 110\n\n[bands]\nlow_below = 5.0\nhigh_from = 10.0\n")
     res = webmend("rescore", str(copy), "--config", str(cfg), cwd=tmp_path)
     assert res.returncode == 0, res.stderr
-    before, after = records(out), records(copy)
-    assert [r["score"] for r in after] == [r["score"] for r in before]
-    assert all(r["state"] in (None, "Low", "Mid") for r in after)
+    after = records(copy)
+    assert [(r["id"], r["status"]) for r in after] == [(r["id"], r["status"]) for r in before]
+    for old, new in zip(before, after):
+        if old["score"] is None:
+            assert new["score"] is None and new["state"] is None, new["id"]
+            continue
+        s0, s1 = old["score"], new["score"]
+        # functionality is budget x pass rate (or x probe value): linear in the budget
+        assert s1["functionality"] == pytest.approx(2 * s0["functionality"], abs=1e-3), new["id"]
+        for dim in ("rendering", "visual_design", "interaction", "code_quality"):
+            assert s1[dim] == s0[dim], (new["id"], dim)
+        assert s1["total"] == pytest.approx(s0["total"] + s0["functionality"], abs=2e-3), new["id"]
+        assert s1["total"] > 0
+        assert new["state"] == ("Low" if s1["total"] < 5 else "High" if s1["total"] >= 10 else "Mid"), new["id"]
+    good = next(r for r in after if r["id"] == "good_app")
+    assert good["score"]["functionality"] == pytest.approx(110 * 2 / 5) and good["state"] == "High"
+    summary = json.loads((copy / "summary.json").read_text())
+    assert summary["pages_by_state"] == dict(sorted(collections.Counter(r["state"] for r in after if r["state"]).items()))
+    assert summary["pages_by_state"].get("High", 0) >= 1
+    assert summary["mean_score"] == pytest.approx(sum(r["score"]["total"] for r in after if r["score"]) / len(scored), abs=1e-3)
 
 
 def test_bad_invocations_exit_2(tmp_path):

@@ -18,17 +18,61 @@ from webmend.evaluate.records import evaluate_input
 EXPECTED = json.loads((FIXTURES / "games" / "expected.json").read_text())
 
 
-@pytest.mark.parametrize("name", sorted(EXPECTED))
+ARROWS = ("ArrowLeft", "ArrowRight", "ArrowUp", "ArrowDown")
+# Known gap: the rollout does not take a number named `distance` for a score (state.SCORE), so it
+# never reads cave_runner's score at window.runner.distance (it sees play through pixels only).
+KNOWN_SCORE_GAPS = {"holdout/cave_runner.html"}
+
+
+def started_by(expected: str) -> set[str]:
+    """The rollout's names (play.start_attempts) for the fixture's recorded start action."""
+    return set(ARROWS) if expected == "any arrow key" else {expected}
+
+
+def score_key(location: str) -> str | None:
+    """expected.json's score_location as the rollout's state key; None for a score shown in the DOM."""
+    if location.startswith("dom "):
+        return None
+    if location.startswith("global let "):
+        return location.removeprefix("global let ")
+    assert location.startswith("window."), location
+    return location.removeprefix("window.")
+
+
+def cases():
+    for name in sorted(EXPECTED):
+        marks = [pytest.mark.xfail(strict=True, reason="rollout does not read window.runner.distance as the score")] \
+            if name in KNOWN_SCORE_GAPS else []
+        yield pytest.param(name, marks=marks, id=name)
+
+
+@pytest.mark.parametrize("name", cases())
 def test_rollout_starts_plays_and_sees_game_over(worker, cfg, tmp_path, name):
+    expected = EXPECTED[name]
     raw = RawInput(index=0, id=name, source=name, raw=(FIXTURES / "games" / name).read_bytes())
     rec = evaluate_input(raw, None, cfg, worker, tmp_path)
     summary, play = rec["trace_summary"], rec["evidence"]["probe"]["play"]
     assert rec["status"] == "ok", rec["reason"]
     assert 3 in rec["layers"], rec["evidence"]["experience"]["layers_why"]
-    assert summary["start_action"] and summary["start_action"] != "none (already running)", play
+    trace = [e for e in rec["evidence"]["experience"]["trace"] if e["layer"] == 3 and e["doc"] == "play"]
+    # Started by the fixture's own start action: the one start attempt that changed the page,
+    # after every earlier attempt changed nothing (nothing moves before the start).
+    assert summary["start_action"] in started_by(expected["start_action"]), play
+    attempts = [e for e in trace if e["action"] == "start attempt"]
+    assert attempts and attempts[-1]["target"] == summary["start_action"] and attempts[-1]["change"] is True, attempts
+    assert not any(e["change"] for e in attempts[:-1]), attempts
+    # The score read where the fixture keeps it: the named variable among the state the rollout
+    # watches (and, when it changed, reported by that name), or the score shown in the page's text.
+    changed = [k for e in trace if e["action"] == "play" for k in ((e.get("evidence") or {}).get("changes") or {}).get("score", [])]
+    key = score_key(expected["score_location"])
+    if key is None:
+        assert summary["score_changed"] and "shown score" in changed, (expected["score_location"], changed)
+    else:
+        assert key in play["roles"]["score"], (expected["score_location"], play["roles"])
+        assert not summary["score_changed"] or key in changed, (key, changed)
     assert summary["score_changed"] or summary["position_changed"], play
     assert summary["game_over_detected"], play
     # Within the fixture's bound from the start, give or take one observation (every 5 steps).
-    assert play["game_over_at_ms"] - play["started_at_ms"] <= EXPECTED[name]["game_over_within_ms"] + 1_000
+    assert play["game_over_at_ms"] - play["started_at_ms"] <= expected["game_over_within_ms"] + 1_000
     assert summary["layer3_outcome"] == "played"
     assert any(k["annotation"] == "game over" for k in rec["keyframes"])

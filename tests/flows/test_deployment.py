@@ -11,7 +11,10 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import subprocess
+import sys
+import sysconfig
 
 import pytest
 from conftest import ROOT
@@ -20,7 +23,22 @@ from llm.llm_server import RoutedReplies, ScriptedLLMServer, chat_reply
 
 from webmend.flows.local import stop
 
-PREFECT = str(ROOT / ".venv" / "bin" / "prefect")
+
+
+def prefect_executable() -> str:
+    """The `prefect` console script of the environment running these tests: the scripts folder
+    of this interpreter's installation (sysconfig), else next to sys.executable (not resolved: a
+    venv's python is often a symlink out of it), else on PATH."""
+    for folder in (sysconfig.get_path("scripts"), os.path.dirname(sys.executable)):
+        found = shutil.which("prefect", path=folder)
+        if found:
+            return found
+    found = shutil.which("prefect")
+    assert found, "no prefect executable for this interpreter"
+    return found
+
+
+PREFECT = prefect_executable()
 IDS = ["content_coffee_story", "content_coffee_story#1", "game_snake#1", "dataviz_weather_d3#1"]
 LLM_KEY = "sk-test-deploy-Wm42"  # the worker's environment only: never in parameters, tables or files
 # Two prompts with one test case each and pages that load in a blink.
