@@ -84,11 +84,13 @@ def kill_session(proc: subprocess.Popen) -> None:
     proc.wait()
 
 
-def chromium_under(proc: psutil.Process) -> list[psutil.Process]:
+def chromium_under(proc: psutil.Process, ignore: frozenset[int] = frozenset()) -> list[psutil.Process]:
+    """Chromium processes below `proc`, except the pids in `ignore` (e.g. the test session's own
+    shared browser, started by an earlier test)."""
     out = []
     for child in proc.children(recursive=True):
         try:
-            if "chromium" in child.name() or "chrome" in child.name():
+            if ("chromium" in child.name() or "chrome" in child.name()) and child.pid not in ignore:
                 out.append(child)
         except psutil.NoSuchProcess:
             pass

@@ -19,6 +19,12 @@ CLUSTER = {"n_workers": 2, "threads_per_worker": 1, "processes": True, "dashboar
            "host": "127.0.0.1"}
 
 
+def already_running() -> frozenset[int]:
+    """Chromium this test process had before the test: the session's shared browser, when an
+    earlier test started it, is not one the code under test must close."""
+    return frozenset(p.pid for p in chromium_under(psutil.Process()))
+
+
 def one_page_batches(n: int) -> list[batches.Batch]:
     """n one-page batches of a small fixture page (about 3 s each)."""
     inputs = batches.read_corpus([FIXTURES / "pages" / "console_errors.html"]) * n
@@ -27,13 +33,13 @@ def one_page_batches(n: int) -> list[batches.Batch]:
 
 def run_on_cluster() -> tuple[list[dict], list[psutil.Process], list[psutil.Process]]:
     """Evaluate one page per worker; return (records, Chromium seen while open, survivors of close)."""
-    me = psutil.Process()
+    me, before = psutil.Process(), already_running()
     with LocalCluster(**CLUSTER) as cluster, Client(cluster) as client:
         dask_worker.register(client)
         futures = [client.submit(batches.evaluate_batch, b, EvalConfig(), pure=False, workers=[w])
                    for b, w in zip(one_page_batches(2), client.scheduler_info()["workers"])]
         records = [r for f in futures for r in f.result()]
-        browsers = chromium_under(me)
+        browsers = chromium_under(me, before)
     survivors = [p for p in browsers if p.is_running() and p.status() != psutil.STATUS_ZOMBIE]
     return records, browsers, survivors
 
@@ -46,12 +52,12 @@ def test_closing_a_local_cluster_leaves_no_chromium():
 
 
 def test_the_flows_runner_closes_browsers_when_its_work_is_done(dask_log_level):
-    me = psutil.Process()
+    me, before = psutil.Process(), already_running()
     with dask_worker.running(tasks.dask_runner(n_workers=1)) as runner:
         client = runner.client
         batch = one_page_batches(1)[0]
         assert client.submit(batches.evaluate_batch, batch, EvalConfig()).result()[0]["status"] == "ok"
-        browsers = chromium_under(me)
+        browsers = chromium_under(me, before)
         plugins = client.run(lambda dask_worker: sorted(dask_worker.plugins))
     assert browsers
     assert all(dask_worker.PLUGIN_NAME in names for names in plugins.values())
@@ -59,17 +65,17 @@ def test_the_flows_runner_closes_browsers_when_its_work_is_done(dask_log_level):
 
 
 def test_close_browsers_closes_them_and_a_later_batch_starts_afresh():
-    me, batch = psutil.Process(), one_page_batches(1)[0]
+    me, batch, before = psutil.Process(), one_page_batches(1)[0], already_running()
     try:
         assert batches.evaluate_batch(batch, EvalConfig())[0]["status"] == "ok"
-        browsers = chromium_under(me)
+        browsers = chromium_under(me, before)
         assert browsers
         assert batches.close_browsers() == 1
         assert not any(p.is_running() and p.status() != psutil.STATUS_ZOMBIE for p in browsers)
         assert batches.evaluate_batch(batch, EvalConfig())[0]["status"] == "ok"  # a fresh browser
     finally:
         batches.close_browsers()
-    assert chromium_under(me) == []
+    assert chromium_under(me, before) == []
 
 
 @pytest.fixture
