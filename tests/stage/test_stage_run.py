@@ -136,3 +136,28 @@ def test_local_executor_runs_a_stage_in_this_process_or_a_spawned_pool(workers):
         report = run_stage(batches, submit=lambda b: ex.submit(_square, b), completed=ex.completed,
                            commit=lambda b, r: rows.__setitem__(b.index, r))
     assert rows == {0: [1, 4], 1: [9, 16], 2: [25]} and report.counters.committed == 3
+
+
+def test_dask_executor_runs_a_stage_and_resubmits_get_a_fresh_future():
+    """A local Dask cluster; a batch that fails once with an infrastructure error is run again (a
+    pure Dask call would hand the failed future back for the same arguments)."""
+    from webmend.stage import executors
+
+    batches = cut("sq", [1, 2, 3], ["a", "b", "c"], "cfg", 1)
+    rows: dict[int, list] = {}
+    with executors.dask(n_workers=1) as ex:
+        report = run_stage(batches, submit=lambda b: ex.submit(_square_once_flaky, b), completed=ex.completed,
+                           commit=lambda b, r: rows.__setitem__(b.index, r))
+    assert rows == {0: [1], 1: [4], 2: [9]}
+    assert report.counters.resubmitted == 1 and report.failures == []
+
+
+_FLAKY_SEEN: set[int] = set()
+
+
+def _square_once_flaky(batch):
+    # Runs in the Dask worker process: the first call for item 2 fails as a lost connection would.
+    if batch.items[0] == 2 and 2 not in _FLAKY_SEEN:
+        _FLAKY_SEEN.add(2)
+        raise ConnectionResetError("worker connection lost")
+    return _square(batch)
