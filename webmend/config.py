@@ -185,6 +185,31 @@ class EvalConfig(_Frozen):
         return model_hash(self, exclude={"judge": {"cache_dir"}})
 
 
+class RepairConfig(_Frozen):
+    """The repair loop's knobs (docs/repair.md): routing thresholds come from the evaluator's bands;
+    everything else that decides whether a candidate is kept or the loop stops lives here."""
+
+    target: float = Field(default=97.0, description="stop once the checkpoint scores at least this")
+    max_rounds: int = Field(default=8, ge=0, le=32)
+    candidates_per_round: int = Field(default=2, ge=1, le=2, description="the paper's cap: at most 2")
+    patience: int = Field(default=2, ge=1, description="stop after this many rounds in a row without a gain")
+    min_gain: float = Field(default=0.5, ge=0, description="a round gains when the checkpoint rises at least this")
+    # A candidate is rejected when one of these drops by more than the tolerance (points), even
+    # when its total is higher: e.g. a rewrite that trades working functionality for visuals.
+    protected_dimensions: tuple[str, ...] = ("rendering", "functionality", "interaction")
+    dimension_tolerance: float = Field(default=1.0, ge=0)
+    bands: tuple[Literal["Low", "Mid", "High"], ...] = ("Low", "Mid", "High")  # which bands are repaired
+    operators: bool = True  # deterministic operators (no LLM, no cost) run before any model
+    early_reject: bool = True  # run the preserved test cases first; a failure stops that evaluation
+    # The LLM path: decoding, output size and the largest page a prompt carries.
+    temperature: float = 0.0
+    seed: int = 0
+    max_tokens: int = 16_000
+    max_prompt_html_chars: int = 120_000
+    fuzzy_min_ratio: float = Field(default=0.9, ge=0.5, le=1.0,
+                                   description="whitespace-tolerant patch matching: least similarity accepted")
+
+
 def model_hash(model: BaseModel, exclude: set[str] | dict | None = None) -> str:
     """A stage's config hash: stable across processes, part of output keys."""
     return sha256_hex(json.dumps(model.model_dump(mode="json", exclude=exclude), sort_keys=True))[:16]

@@ -1,0 +1,139 @@
+"""D(h): the controller's input, built from a stored evaluation record without opening a browser.
+
+Everything here is read from what the evaluator wrote (result record, trace summary, evidence) and
+from the repair history so far; `as_text` renders it for a repair prompt.
+"""
+
+from __future__ import annotations
+
+import json
+
+from webmend.config import EvalConfig
+from webmend.schemas.repair import Diagnosis, HistoryEntry
+from webmend.schemas.vocab import DIMENSIONS, VIEWPORTS
+
+MAX_MESSAGES = 10  # console / page errors kept per kind
+_STATIC_KEYS = ("doctype", "title", "lang", "has_viewport_meta", "charset_declared", "libraries", "uses_canvas",
+                "uses_webgl", "uses_raf", "external_resources", "size_bytes", "script_count", "module_scripts")
+
+
+def budgets(cfg: EvalConfig, interactive: bool) -> dict[str, float]:
+    b = cfg.budgets
+    return {"rendering": b.rendering, "visual_design": b.visual_design,
+            "functionality": b.functionality if interactive else b.functionality_static,
+            "interaction": b.interaction if interactive else 0.0, "code_quality": b.code_quality}
+
+
+def diagnose(record: dict, cfg: EvalConfig, history: list[HistoryEntry] | None = None) -> Diagnosis:
+    score = record.get("score") or {}
+    evidence = record.get("evidence") or {}
+    summary = record.get("trace_summary") or {}
+    probe = evidence.get("probe") or {}
+    events = evidence.get("events") or {}
+    dims = {d: score.get(d) for d in DIMENSIONS}
+    shortfall = _shortfall(dims, budgets(cfg, bool(record.get("interactive"))))
+    tests = record.get("tests") or []
+    return Diagnosis(
+        id=record["id"], status=record["status"], total=score.get("total"), state=record.get("state"),
+        dimensions=dims, shortfall=shortfall,
+        limiting_dimension=max(shortfall, key=shortfall.get) if any(shortfall.values()) else None,
+        failed_tests=[{k: t.get(k) for k in ("id", "name", "weight", "failed_step", "failed_action", "error")}
+                      for t in tests if not t["passed"]],
+        passing_tests=[t["id"] for t in tests if t["passed"]],
+        rendered=bool(summary.get("rendered")),
+        console_errors=_messages(events.get("console_errors")),
+        page_errors=_messages(events.get("page_errors")),
+        layout=_layout(probe),
+        controls=_controls(probe, summary),
+        game=_game(probe, summary),
+        blocked_requests=[{"url": b.get("url"), "reason": b.get("reason")} for b in record.get("blocked_requests") or []],
+        cdn_misses=sorted(str(m) for m in (evidence.get("network") or {}).get("cdn_misses") or []),
+        static={k: (evidence.get("static") or {}).get(k) for k in _STATIC_KEYS},
+        requirements=_requirements(evidence.get("judge")),
+        flags=list(record.get("flags") or []),
+        history=list(history or []),
+    )
+
+
+def _shortfall(dims: dict, budget: dict[str, float]) -> dict[str, float]:
+    return {d: round(1 - (dims[d] or 0.0) / budget[d], 4) for d in DIMENSIONS if budget[d] > 0 and dims[d] is not None}
+
+
+def _messages(items) -> list[str]:
+    out = []
+    for item in (items or [])[:MAX_MESSAGES]:
+        text = item.get("text") or item.get("message") if isinstance(item, dict) else item
+        out.append(str(text)[:300])
+    return out
+
+
+def _layout(probe: dict) -> dict:
+    views = probe.get("viewports") or {}
+    out = {}
+    for name in VIEWPORTS:
+        v = views.get(name)
+        if not v:
+            continue
+        elements = ((v.get("overflow_info") or {}).get("elements") or [])[:8]
+        out[name] = {"overflow": bool(v.get("overflow")), "overflowing_elements": elements,
+                     "width": (v.get("overflow_info") or {}).get("clientWidth"),
+                     "scroll_width": (v.get("overflow_info") or {}).get("scrollWidth"),
+                     "offscreen_controls": v.get("offscreen_selectors") or [],
+                     "overlapping_controls": v.get("overlapping_controls", 0),
+                     "unreadable_text": bool(v.get("unreadable_text"))}
+    return out
+
+
+def _controls(probe: dict, summary: dict) -> dict:
+    dead = []
+    for c in probe.get("controls") or []:
+        if c.get("responded") is False:
+            dead.append({"selector": c.get("selector", ""), "label": str(c.get("text") or "")[:60],
+                         "wired": bool(c.get("listeners"))})
+    return {"total": summary.get("controls_total", 0), "tested": summary.get("controls_tested", 0),
+            "responsive": summary.get("controls_responsive", 0), "dead": dead}
+
+
+def _game(probe: dict, summary: dict) -> dict:
+    detected = bool(summary.get("game_detected"))
+    outcome = summary.get("layer3_outcome") or "not_run"
+    return {
+        "detected": detected, "outcome": outcome, "start_action": summary.get("start_action"),
+        "loop_stalled": bool(summary.get("animation_stalled")) or outcome == "stalled",
+        "canvas_blank": summary.get("blank_canvases", 0) > 0,
+        "start_overlay": outcome == "did_not_start",
+        "no_state_change": detected and outcome == "played"
+        and not (summary.get("score_changed") or summary.get("position_changed")),
+        "keys_worked": list(summary.get("keys_worked") or []),
+        "keyboard_listeners": sorted(str(k) for k in probe.get("keyboard_listeners") or []),
+    }
+
+
+def _requirements(judge: dict | None) -> list[dict]:
+    audit = (judge or {}).get("requirements") or []  # JudgeResult.requirements
+    return [{"requirement": str(r.get("requirement", ""))[:300], "status": str(r.get("status", "")),
+             "evidence": str(r.get("evidence", ""))[:300]} for r in audit if isinstance(r, dict)]
+
+
+def as_text(d: Diagnosis) -> str:
+    """The diagnosis for a prompt: compact lines, empty sections left out."""
+    lines = [f"status: {d.status}; score {d.total}; state {d.state}; limiting dimension: {d.limiting_dimension}"]
+    for t in d.failed_tests:
+        lines.append(f"FAILED test {t.id} ({t.name}): step {t.failed_step} {t.failed_action}: {t.error}")
+    if d.page_errors or d.console_errors:
+        lines.append("JS errors: " + "; ".join(d.page_errors + d.console_errors))
+    for name, v in d.layout.items():
+        if v["overflow"] or v["offscreen_controls"] or v["unreadable_text"]:
+            lines.append(f"layout {name}: {json.dumps(v, sort_keys=True)[:400]}")
+    if d.controls.dead:
+        lines.append("controls that did nothing: " + ", ".join(f"{c.selector} ({c.label!r})" for c in d.controls.dead[:10]))
+    g = d.game
+    if g.detected:
+        lines.append(f"game/flow: outcome {g.outcome}; start {g.start_action}; stalled {g.loop_stalled}; "
+                     f"blank canvas {g.canvas_blank}; no state change {g.no_state_change}; keys that worked {g.keys_worked}")
+    if d.cdn_misses or d.blocked_requests:
+        lines.append(f"missing libraries: {d.cdn_misses}; blocked requests: {d.blocked_requests[:5]}")
+    for r in d.requirements:
+        if r.status != "done":
+            lines.append(f"requirement {r.status}: {r.requirement} ({r.evidence})")
+    return "\n".join(lines)

@@ -1,0 +1,31 @@
+"""The deterministic operators, in the order the loop tries them (docs/repair.md lists each).
+
+A page fixed by operators alone costs no LLM call.
+"""
+
+from __future__ import annotations
+
+from webmend.repair.operators.base import Finding, Operator
+from webmend.repair.operators.document import CHARSET, LANG, TITLE, VIEWPORT
+from webmend.schemas.repair import Diagnosis
+
+OPERATORS: tuple[Operator, ...] = (CHARSET, VIEWPORT, LANG, TITLE)
+BY_NAME = {op.name: op for op in OPERATORS}
+
+
+def detect_all(d: Diagnosis, html: str, skip: frozenset[str] = frozenset()) -> list[tuple[Operator, Finding]]:
+    """Every operator whose defect this page shows, in OPERATORS order."""
+    found = []
+    for op in OPERATORS:
+        if op.name in skip:
+            continue
+        finding = op.detect(d, html)
+        if finding is not None:
+            found.append((op, finding))
+    return found
+
+
+def apply_all(html: str, fixes: list[tuple[Operator, Finding]]) -> str:
+    for op, finding in fixes:
+        html = op.apply(html, finding)
+    return html
