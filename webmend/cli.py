@@ -32,6 +32,23 @@ def _parser() -> argparse.ArgumentParser:
     ev.add_argument("--config", help="TOML or JSON config file (see docs/config.md)")
     ev.add_argument("--data-root", help="also write the trace tables here (folder or fsspec URL) for `webmend sql`")
 
+    rp = sub.add_parser("repair", help="repair pages: operators, then a model's patches/rewrites, regression-checked")
+    rp.add_argument("pages", nargs="*", help="HTML files or folders of them (ids as for evaluate)")
+    rp.add_argument("--responses", help='JSONL of {"id", "prompt"?, "response"} raw model answers')
+    rp.add_argument("--tests", help="HTMLBench-format items (JSONL): the test cases every candidate must keep passing")
+    rp.add_argument("--from", dest="from_dir", help="an evaluate --out folder: its records are the originals' verdicts")
+    rp.add_argument("--model", help="PROVIDER/MODEL that writes patches and rewrites (litellm string)")
+    rp.add_argument("--no-llm", action="store_true", help="deterministic operators only (the default without --model)")
+    rp.add_argument("--rounds", type=int, help="rounds per page at most (default 8)")
+    rp.add_argument("--bands", nargs="+", choices=("Low", "Mid", "High"), help="repair only pages in these bands")
+    rp.add_argument("--out", default="out/repair", help="output folder (repairs.jsonl, pages/, summary.json, report.html)")
+    rp.add_argument("--workers", type=int, default=1, help="browser worker processes")
+    rp.add_argument("--config", help="repair config file, TOML or JSON (docs/repair.md); [evaluation] is the evaluator's")
+    rp.add_argument("--max-cost", type=float, help="spend cap: USD per worker process")
+    rp.add_argument("--max-total-tokens", type=int, help="spend cap: tokens per worker process")
+    rp.add_argument("--timeout", type=float, default=600.0, help="seconds per model call before it is retried")
+    rp.add_argument("--max-retries", type=int, default=5, help="retries of one call on 429/5xx/timeouts")
+
     rs = sub.add_parser("rescore", help="recompute scores from stored evidence, without a browser")
     rs.add_argument("dir", help="an evaluate output folder")
     rs.add_argument("--config", help="config whose scoring settings to apply")
@@ -125,6 +142,12 @@ def cmd_evaluate(args) -> int:
     return 0
 
 
+def cmd_repair(args) -> int:
+    from webmend.repair.command import run_repair_command
+
+    return run_repair_command(args)
+
+
 def cmd_rescore(args) -> int:
     from webmend.evaluate.rescore import rescore_dir
 
@@ -183,7 +206,7 @@ def main(argv: list[str] | None = None) -> int:
     args = _parser().parse_args(argv)
     logging.basicConfig(level=logging.DEBUG if args.verbose else logging.WARNING, format="%(levelname)s %(name)s: %(message)s")
     os.environ.setdefault("PYTHONUNBUFFERED", "1")
-    handler = {"evaluate": cmd_evaluate, "rescore": cmd_rescore, "sql": cmd_sql, "generate": cmd_generate,
+    handler = {"evaluate": cmd_evaluate, "repair": cmd_repair, "rescore": cmd_rescore, "sql": cmd_sql, "generate": cmd_generate,
                "prompts": cmd_prompts, "crawl": cmd_crawl}[args.command]
     try:
         return handler(args)

@@ -208,6 +208,12 @@ class RepairConfig(_Frozen):
     max_prompt_html_chars: int = 120_000
     fuzzy_min_ratio: float = Field(default=0.9, ge=0.5, le=1.0,
                                    description="whitespace-tolerant patch matching: least similarity accepted")
+    # Candidates are evaluated with exactly this config; an original evaluated under another one
+    # is evaluated again first, so before and after are always comparable.
+    evaluation: EvalConfig = EvalConfig()
+
+    def config_hash(self) -> str:
+        return model_hash(self, exclude={"evaluation": {"judge": {"cache_dir"}}})
 
 
 def model_hash(model: BaseModel, exclude: set[str] | dict | None = None) -> str:

@@ -23,6 +23,19 @@ from webmend.evaluate.testcases import failed_at_load, run_test_case
 log = logging.getLogger(__name__)
 
 
+class EarlyRejected(Exception):
+    """A test case the caller needed to pass failed before the rest of the page was experienced.
+
+    Repair runs its checkpoint's passing test cases first (`must_pass`): a candidate that breaks
+    one is rejected whatever else it does, so the rest of its evaluation would be wasted time.
+    """
+
+    def __init__(self, test: dict, elapsed_s: float = 0.0):
+        super().__init__(f"test case {test.get('id')} failed: {test.get('error')}")
+        self.test = test
+        self.elapsed_s = elapsed_s
+
+
 @functools.lru_cache(maxsize=4)
 def load_mirror(cdn_dir: str | None):
     """The CDN mirror for this process, or None when it is not installed (recorded as absent)."""
@@ -40,11 +53,15 @@ def mirror_hash(cfg: EvalConfig) -> str | None:
     return mirror.mirror_hash if mirror is not None else None
 
 
-def evaluate_page(html: str, cfg: EvalConfig, item: dict | None = None, worker: BrowserWorker | None = None) -> dict:
+def evaluate_page(html: str, cfg: EvalConfig, item: dict | None = None, worker: BrowserWorker | None = None,
+                  must_pass: frozenset[str] = frozenset()) -> dict:
     """Experience one page and run its test cases. Returns status, flags, evidence and test records.
 
     A page that hits the wall-clock cap is retried once with doubled budgets; only then does it
     get the `timeout` status. This is the only place where a verdict may depend on machine speed.
+    must_pass: ids of test cases run first; the first of them to fail raises EarlyRejected. Every
+    test case runs on its own fresh document (own origin, empty storage, its own page clock), so
+    running some first changes no verdict.
     """
     worker = worker or get_worker(cfg)
     started = time.perf_counter()
@@ -53,7 +70,11 @@ def evaluate_page(html: str, cfg: EvalConfig, item: dict | None = None, worker: 
     result = None
     for scale in (1, 2):
         try:
-            result = _run_once(worker, html, cfg, cases, scale, "gl" if facts.get("uses_webgl") else "raster")
+            result = _run_once(worker, html, cfg, cases, scale, "gl" if facts.get("uses_webgl") else "raster",
+                               must_pass)
+        except EarlyRejected as exc:
+            exc.elapsed_s = time.perf_counter() - started
+            raise
         except WallTimeout as exc:
             log.warning("page timed out (budget x%d): %s", scale, exc)
             continue
@@ -69,28 +90,31 @@ def evaluate_page(html: str, cfg: EvalConfig, item: dict | None = None, worker: 
     return result
 
 
-def _run_once(worker: BrowserWorker, html: str, cfg: EvalConfig, cases: list, scale: int, profile: str) -> dict:
+def _run_once(worker: BrowserWorker, html: str, cfg: EvalConfig, cases: list, scale: int, profile: str,
+              must_pass: frozenset[str] = frozenset()) -> dict:
     """One attempt; a browser that died under the page is replaced and the page run again.
 
     A page that turned out to draw with WebGL in the raster browser is run again in the gl one
     (see launch.PROFILES), so the verdict never depends on which browser the code scan chose.
     """
     try:
-        result = _run(worker, html, cfg, cases, scale, profile)
+        result = _run(worker, html, cfg, cases, scale, profile, must_pass)
     except BrowserDied as exc:
         log.warning("browser died during a page (%s); relaunching and retrying", exc)
-        result = _run(worker, html, cfg, cases, scale, profile)
+        result = _run(worker, html, cfg, cases, scale, profile, must_pass)
     if profile == "raster" and result["events"]["webgl_documents"]:
         log.info("page uses WebGL at run time; evaluating it again in the gl browser")
-        return _run_once(worker, html, cfg, cases, scale, "gl")
+        return _run_once(worker, html, cfg, cases, scale, "gl", must_pass)
     if cfg.skip_hidden_draws and result["events"]["contained"].get("gl_skip_diverged"):
         # Skipping hidden WebGL frames changed what could be seen (clock.js): render every frame.
         log.info("hidden-frame skipping diverged on this page; evaluating it again with every frame drawn")
-        return _run_once(worker, html, cfg.model_copy(update={"skip_hidden_draws": False}), cases, scale, profile)
+        return _run_once(worker, html, cfg.model_copy(update={"skip_hidden_draws": False}), cases, scale, profile,
+                         must_pass)
     return result
 
 
-def _run(worker: BrowserWorker, html: str, cfg: EvalConfig, cases: list, scale: int, profile: str) -> dict:
+def _run(worker: BrowserWorker, html: str, cfg: EvalConfig, cases: list, scale: int, profile: str,
+         must_pass: frozenset[str] = frozenset()) -> dict:
     mirror = load_mirror(cfg.cdn_dir)
     events = PageEvents(max_messages=cfg.limits.max_console_messages)
     net = NetworkLog()
@@ -105,6 +129,7 @@ def _run(worker: BrowserWorker, html: str, cfg: EvalConfig, cases: list, scale: 
         session = PageSession(browser, shared)
         try:
             await session.open()
+            done = await _run_first(session, cases, must_pass)
             probe, experience, frames = await run_experience(session)
             if profile == "raster" and events.webgl_documents:
                 return probe, experience, frames, []  # to be run again in the gl browser (see _run_once)
@@ -112,7 +137,8 @@ def _run(worker: BrowserWorker, html: str, cfg: EvalConfig, cases: list, scale: 
                 # Loading is deterministic: every fresh load would hang or crash the same way.
                 why = "page hung during load (infinite loop?)" if probe.get("load_hang") else "renderer crashed during load"
                 return probe, experience, frames, [failed_at_load(case, why) for case in cases]
-            return probe, experience, frames, [await run_test_case(session, case, i + 1) for i, case in enumerate(cases)]
+            tests = [done.get(i) or await run_test_case(session, case, i + 1) for i, case in enumerate(cases)]
+            return probe, experience, frames, tests
         finally:
             await session.close()
 
@@ -132,6 +158,17 @@ def _run(worker: BrowserWorker, html: str, cfg: EvalConfig, cases: list, scale: 
         "network": net.to_dict(),
         "profile": profile,
     }
+
+
+async def _run_first(session: PageSession, cases: list, must_pass: frozenset[str]) -> dict[int, dict]:
+    """Run the `must_pass` test cases before anything else; raise at the first that fails."""
+    done: dict[int, dict] = {}
+    for i, case in enumerate(cases):
+        if str(case.get("id", "")) in must_pass:
+            done[i] = await run_test_case(session, case, i + 1)  # same document index as in the full run
+            if not done[i]["passed"]:
+                raise EarlyRejected(done[i])
+    return done
 
 
 def classify(probe: dict, events: PageEvents, net: NetworkLog, cfg: EvalConfig) -> tuple[str, str, list[str]]:

@@ -13,7 +13,7 @@ from webmend.browser.worker import BrowserWorker
 from webmend.config import EvalConfig
 from webmend.evaluate.experience.summary import trace_summary
 from webmend.evaluate.inputs import RawInput
-from webmend.evaluate.page import evaluate_page, mirror_hash
+from webmend.evaluate.page import EarlyRejected, evaluate_page, mirror_hash
 from webmend.evaluate.scoring import SCORING_VERSION, apply_judge, score, state_band
 from webmend.extract import extract_page
 from webmend.schemas.hashing import sha256_hex
@@ -48,8 +48,9 @@ def _item_meta(item: dict | None) -> dict | None:
 
 
 def evaluate_input(raw: RawInput, item: dict | None, cfg: EvalConfig, worker: BrowserWorker,
-                   out_dir: str | Path | None = None) -> dict:
-    """Never raises: an evaluator bug becomes an `error` record with its reason.
+                   out_dir: str | Path | None = None, must_pass: frozenset[str] = frozenset()) -> dict:
+    """Never raises for the page: an evaluator bug becomes an `error` record with its reason. The
+    one exception is EarlyRejected, which the caller asked for with `must_pass` (see evaluate_page).
 
     Keyframes are written under `out_dir`/keyframes/ (a folder or fsspec URL, files named by
     content) when it is given.
@@ -83,7 +84,9 @@ def evaluate_input(raw: RawInput, item: dict | None, cfg: EvalConfig, worker: Br
     if extraction.status != "ok":
         return _finish(base, extraction.status, extraction.reason, _flags(extraction.flags), started)
     try:
-        ev = evaluate_page(extraction.html, cfg, item, worker=worker)
+        ev = evaluate_page(extraction.html, cfg, item, worker=worker, must_pass=must_pass)
+    except EarlyRejected:
+        raise
     except Exception as exc:  # an evaluator defect must not lose the input
         log.error("evaluation failed for %s: %s", raw.id, traceback.format_exc())
         return _finish(base, "error", f"evaluator error: {type(exc).__name__}: {exc}"[:300], _flags(extraction.flags), started)

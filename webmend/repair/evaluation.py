@@ -15,7 +15,8 @@ from webmend.evaluate.records import evaluate_input
 
 
 def evaluate_html(html: str, item: dict | None, cfg: EvalConfig, worker: BrowserWorker, page_id: str = "page",
-                  keyframes_to: str | Path | None = None) -> dict:
-    """The result record of one page given as text (never raises for the page's own faults)."""
+                  keyframes_to: str | Path | None = None, must_pass: frozenset[str] = frozenset()) -> dict:
+    """The result record of one page given as text. Never raises for the page's own faults, except
+    EarlyRejected when one of the `must_pass` test cases fails (it runs before everything else)."""
     raw = RawInput(index=0, id=page_id, source=f"repair:{page_id}", raw=html)
-    return evaluate_input(raw, item, cfg, worker, keyframes_to)
+    return evaluate_input(raw, item, cfg, worker, keyframes_to, must_pass=must_pass)

@@ -123,6 +123,9 @@ class Attempt(_Model):
     dimensions: dict[str, DimensionDelta]
     tests_fixed: list[str]
     tests_broken: list[str]
+    controls_revived: list[str] = Field(default=[], description="dead controls of the checkpoint that now respond")
+    controls_died: list[str] = Field(default=[], description="responsive controls of the checkpoint that now do nothing")
+    visual_feedback: str | None = Field(default=None, description="the judge model's before/after comparison")
     prompt_tokens: int | None = None
     completion_tokens: int | None = None
     cost_usd: float | None = None

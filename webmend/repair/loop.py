@@ -1,0 +1,298 @@
+"""The repair loop: `repair_page` turns one evaluated page into its best verified checkpoint.
+
+Each round the deterministic operators propose first (all detected fixes together; singly once a
+combination was rejected), then the router's LLM strategies fill the round up to two candidates.
+Every candidate passes the cheap checks, is evaluated again with the same evaluator config and
+test cases (its checkpoint's passing test cases first, so a regression stops it early) and is
+judged against the checkpoint (acceptance.py). The exported page is the best checkpoint, never
+the last edit. A journal of finished rounds lets a killed run resume where it stopped.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Callable
+
+from webmend.config import RepairConfig
+from webmend.evaluate.page import EarlyRejected
+from webmend.llm.limits import SpendCapReached
+from webmend.repair import acceptance
+from webmend.repair.candidates import Candidate, operator_candidates
+from webmend.repair.diagnosis import diagnose
+from webmend.repair.evaluation import evaluate_html
+from webmend.repair.operators import BY_NAME
+from webmend.repair.router import route
+from webmend.schemas.hashing import sha256_hex
+from webmend.schemas.repair import Attempt, HistoryEntry, RepairRecord, RouteDecision
+from webmend.schemas.vocab import DIMENSIONS
+
+log = logging.getLogger(__name__)
+
+# propose_llm(decision, checkpoint, diagnosis, attempts) -> candidates, some of them failed before
+# they became pages (a malformed answer, a failed cheap check). See model.llm_proposer.
+ProposeLLM = Callable[..., list]
+
+
+@dataclass
+class Checkpoint:
+    round: int
+    html: str
+    record: dict  # its evaluation record
+    parent_hash: str | None = None
+
+    @property
+    def content_hash(self) -> str:
+        return sha256_hex(self.html)
+
+    @property
+    def total(self) -> float | None:
+        return acceptance.total(self.record)
+
+
+@dataclass
+class RepairTrace:
+    """What repair_page returns: the record (repairs.jsonl) and every verified checkpoint."""
+
+    record: dict
+    best: Checkpoint
+    checkpoints: list[Checkpoint]
+    original: Checkpoint
+
+
+@dataclass
+class _State:
+    checkpoint: Checkpoint
+    best_round: int = 0
+    rounds: int = 0
+    stale_rounds: int = 0
+    attempts: list[Attempt] = field(default_factory=list)
+    routes: list[RouteDecision] = field(default_factory=list)
+    checkpoints: list[Checkpoint] = field(default_factory=list)
+    score_path: list[float | None] = field(default_factory=list)
+    seen: set[str] = field(default_factory=set)
+    rejected_operator_sets: set[tuple[str, ...]] = field(default_factory=set)
+    llm_calls: int = 0
+
+
+def repair_page(page: str, item: dict | None, evaluation: dict, cfg: RepairConfig, llm: ProposeLLM | None = None, *,
+                worker=None, journal: str | Path | None = None, keyframes_to: str | Path | None = None,
+                progress: Callable[[str, Attempt], None] | None = None) -> RepairTrace:
+    """Repair one page. `evaluation` is its stored result record; under another evaluator config
+    it is evaluated again first. `llm` proposes model candidates (None: operators only)."""
+    from webmend.browser.worker import get_worker
+
+    started = time.perf_counter()
+    worker = worker or get_worker(cfg.evaluation)
+    page_id = evaluation.get("id", "page")
+    evaluate = _evaluator(item, cfg, worker, page_id, keyframes_to)
+    if evaluation.get("config_hash") != cfg.evaluation.config_hash():
+        log.info("%s: stored evaluation is from another evaluator config; evaluating the original again", page_id)
+        evaluation = evaluate(page)
+    original = Checkpoint(0, page, evaluation)
+    st = _resume(journal, original) or _State(checkpoint=original, score_path=[original.total],
+                                               seen={original.content_hash})
+    stop = _run_rounds(st, item, cfg, llm, evaluate, journal, progress)
+    return _trace(st, original, stop, cfg, time.perf_counter() - started)
+
+
+def _evaluator(item, cfg: RepairConfig, worker, page_id: str, keyframes_to):
+    def evaluate(html: str, must_pass: frozenset[str] = frozenset()) -> dict:
+        record = evaluate_html(html, item, cfg.evaluation, worker, page_id, keyframes_to, must_pass)
+        record["content_hash"] = sha256_hex(html)
+        return record
+
+    return evaluate
+
+
+def _run_rounds(st: _State, item, cfg: RepairConfig, llm, evaluate, journal, progress) -> str:
+    first = diagnose(st.checkpoint.record, cfg.evaluation)
+    gate = route(first, cfg, 0)
+    if gate.strategies == [] and gate.rule.startswith(("unscored", "band ")):
+        st.routes.append(gate)
+        return "unscored" if gate.rule.startswith("unscored") else "not_repaired"
+    while True:
+        if (st.checkpoint.total or 0.0) >= cfg.target:
+            return "target_reached"
+        if st.rounds >= cfg.max_rounds:
+            return "max_rounds"
+        if st.stale_rounds >= cfg.patience:
+            return "patience"
+        round_no = st.rounds + 1
+        diag = diagnose(st.checkpoint.record, cfg.evaluation, _history(st))
+        decision = route(diag, cfg, round_no)
+        candidates = operator_candidates(diag, st.checkpoint.html, st.rejected_operator_sets, cfg)
+        room = cfg.candidates_per_round - len(candidates)
+        if llm is not None and room > 0 and decision.strategies:
+            decision = decision.model_copy(update={"strategies": decision.strategies[:room]})
+            try:
+                proposed = llm(decision, st.checkpoint, diag, st.attempts)
+            except SpendCapReached:
+                return "spend_cap"
+            st.llm_calls += sum(1 for c in proposed if c.llm_call)
+            candidates += proposed
+        if not candidates:
+            return "no_candidates"
+        st.routes.append(decision)
+        before = st.checkpoint.total
+        for n, cand in enumerate(candidates, 1):
+            attempt = _try(st, cand, round_no, n, evaluate, cfg)
+            st.attempts.append(attempt)
+            if progress:
+                progress(st.checkpoint.record.get("id", ""), attempt)
+        st.rounds = round_no
+        gain = (st.checkpoint.total or 0.0) - (before or 0.0)
+        st.stale_rounds = 0 if gain >= cfg.min_gain else st.stale_rounds + 1
+        st.score_path.append(st.checkpoint.total)
+        _write_journal(journal, st)
+
+
+def _try(st: _State, cand: Candidate, round_no: int, n: int, evaluate, cfg: RepairConfig) -> Attempt:
+    """Evaluate one candidate and, when it is acceptable and better, make it the checkpoint."""
+    base = dict(round=round_no, candidate=n, strategy=cand.strategy, mode=cand.mode, name=cand.name,
+                rule=cand.rule, score_before=st.checkpoint.total, **cand.usage)
+    if cand.html is None:  # failed before evaluation (malformed answer, cheap check)
+        return Attempt(**base, content_hash=None, accepted=False, reason=cand.error, score_after=None,
+                       dimensions={}, tests_fixed=[], tests_broken=[], eval_s=0.0)
+    chash = sha256_hex(cand.html)
+    if chash in st.seen:
+        return Attempt(**base, content_hash=chash, accepted=False, reason="identical to an earlier candidate",
+                       score_after=None, dimensions={}, tests_fixed=[], tests_broken=[], eval_s=0.0)
+    st.seen.add(chash)
+    must_pass = _passing(st.checkpoint.record) if cfg.early_reject else frozenset()
+    t0 = time.perf_counter()
+    try:
+        record = evaluate(cand.html, must_pass)
+    except EarlyRejected as exc:
+        return Attempt(**base, content_hash=chash, accepted=False, early_rejected=True,
+                       reason=f"regression (early): passing test case {exc.test.get('id')} now fails",
+                       score_after=None, dimensions={}, tests_fixed=[], tests_broken=[str(exc.test.get("id"))],
+                       eval_s=round(time.perf_counter() - t0, 3))
+    eval_s = round(time.perf_counter() - t0, 3)
+    verdict = acceptance.judge(record, st.checkpoint.record, cfg, _fix_verified(cand, record, cfg))
+    revived, died = _control_flips(st.checkpoint.record, record)
+    attempt = Attempt(**base, content_hash=chash, accepted=verdict.accepted, reason=verdict.reason,
+                      score_after=acceptance.total(record), dimensions=_dims(st.checkpoint.record, record),
+                      tests_fixed=list(verdict.tests_fixed), tests_broken=list(verdict.tests_broken),
+                      controls_revived=revived, controls_died=died, eval_s=eval_s)
+    if verdict.accepted:
+        new = Checkpoint(round_no, cand.html, record, parent_hash=st.checkpoint.content_hash)
+        st.checkpoint, st.best_round = new, round_no
+        st.checkpoints.append(new)
+    elif cand.operators:
+        st.rejected_operator_sets.add(cand.operators)
+    return attempt
+
+
+def _fix_verified(cand: Candidate, record: dict, cfg: RepairConfig) -> bool | None:
+    if not cand.operators:
+        return None
+    after = diagnose(record, cfg.evaluation)
+    return all(BY_NAME[name].detect(after, cand.html) is None for name in cand.operators)
+
+
+def _control_flips(before: dict, after: dict) -> tuple[list[str], list[str]]:
+    """Contrastive evidence: controls that came alive and controls that died (by selector)."""
+    def dead(record: dict) -> set[str]:
+        return set((record.get("trace_summary") or {}).get("dead_controls") or [])
+
+    def tested(record: dict) -> set[str]:
+        controls = ((record.get("evidence") or {}).get("probe") or {}).get("controls") or []
+        return {c.get("selector") for c in controls}
+
+    b, a = dead(before), dead(after)
+    return sorted((b - a) & tested(after)), sorted((a - b) & tested(before))
+
+
+def _passing(record: dict) -> frozenset[str]:
+    return frozenset(t["id"] for t in record.get("tests") or [] if t["passed"])
+
+
+def _dims(before: dict, after: dict) -> dict:
+    b, a = before.get("score") or {}, after.get("score") or {}
+    return {d: {"before": b.get(d), "after": a.get(d)} for d in DIMENSIONS}
+
+
+def _history(st: _State) -> list[HistoryEntry]:
+    return [HistoryEntry(round=a.round, strategy=a.strategy, name=a.name, accepted=a.accepted, reason=a.reason,
+                         score_after=a.score_after) for a in st.attempts]
+
+
+def _trace(st: _State, original: Checkpoint, stop: str, cfg: RepairConfig, elapsed: float) -> RepairTrace:
+    best = st.checkpoint
+    costs = [a.cost_usd for a in st.attempts if a.cost_usd is not None]
+    ev = cfg.evaluation
+    rec = RepairRecord(
+        index=original.record.get("index", 0), id=original.record.get("id", "page"), config_hash=cfg.config_hash(),
+        original_hash=original.content_hash, final_hash=best.content_hash,
+        original_score=original.total, final_score=best.total,
+        original_state=original.record.get("state"), final_state=best.record.get("state"),
+        best_round=st.best_round, rounds=st.rounds, stop_reason=stop, attempts=st.attempts, routes=st.routes,
+        score_path=st.score_path, diagnosis=diagnose(original.record, ev),
+        final_diagnosis=diagnose(best.record, ev, _history(st)) if best is not original else None,
+        llm_calls=st.llm_calls, cost_usd=round(sum(costs), 6) if costs else None, page=None,
+        keyframes_before=_frames(original.record), keyframes_after=_frames(best.record), elapsed_s=round(elapsed, 3),
+    )
+    return RepairTrace(rec.model_dump(mode="json"), best, st.checkpoints, original)
+
+
+def _frames(record: dict) -> list[str]:
+    return [k["file"] for k in record.get("keyframes") or [] if k.get("file")]
+
+
+# ---- the journal: one JSON line per finished round --------------------------------------------
+
+def _write_journal(path: str | Path | None, st: _State) -> None:
+    if path is None:
+        return
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    line = {"round": st.rounds, "stale_rounds": st.stale_rounds, "best_round": st.best_round,
+            "checkpoint": {"round": st.checkpoint.round, "html": st.checkpoint.html, "record": st.checkpoint.record,
+                           "parent_hash": st.checkpoint.parent_hash},
+            "new_checkpoints": [c.content_hash for c in st.checkpoints],
+            "attempts": [a.model_dump(mode="json") for a in st.attempts if a.round == st.rounds],
+            "route": st.routes[-1].model_dump(mode="json"), "score": st.checkpoint.total,
+            "seen": sorted(st.seen), "rejected_operator_sets": sorted(st.rejected_operator_sets),
+            "llm_calls": st.llm_calls}
+    with open(path, "a", encoding="utf-8") as fh:
+        fh.write(json.dumps(line, sort_keys=True) + "\n")
+        fh.flush()
+        os.fsync(fh.fileno())
+
+
+def _resume(path: str | Path | None, original: Checkpoint) -> _State | None:
+    """The state after the last complete round in the journal (a torn last line is ignored)."""
+    if path is None or not Path(path).exists():
+        return None
+    rounds = []
+    for line in Path(path).read_text(encoding="utf-8").splitlines():
+        try:
+            rounds.append(json.loads(line))
+        except json.JSONDecodeError:
+            break
+    if not rounds:
+        return None
+    st = _State(checkpoint=original, score_path=[original.total], seen={original.content_hash})
+    by_hash: dict[str, Checkpoint] = {}
+    for r in rounds:
+        c = r["checkpoint"]
+        cp = Checkpoint(c["round"], c["html"], c["record"], c["parent_hash"])
+        if cp.round > 0 and cp.content_hash not in by_hash:
+            by_hash[cp.content_hash] = cp
+            st.checkpoints.append(cp)
+        st.checkpoint = cp
+        st.attempts += [Attempt.model_validate(a) for a in r["attempts"]]
+        st.routes.append(RouteDecision.model_validate(r["route"]))
+        st.score_path.append(r["score"])
+    last = rounds[-1]
+    st.rounds, st.stale_rounds, st.best_round = last["round"], last["stale_rounds"], last["best_round"]
+    st.seen = set(last["seen"])
+    st.rejected_operator_sets = {tuple(s) for s in last["rejected_operator_sets"]}
+    st.llm_calls = last["llm_calls"]
+    log.info("%s: resuming after round %d", original.record.get("id"), st.rounds)
+    return st

@@ -1,0 +1,171 @@
+"""Repair a stream of inputs into DIR/repairs.jsonl (input order), DIR/pages/ and DIR/summary.json.
+
+Like `webmend evaluate`: records are appended one by one, a rerun with the same config skips the
+records already written, and each page keeps a journal of its finished rounds (DIR/rounds/) so a
+page killed mid-repair resumes after its last finished round. Stored evaluations (`--from`) are
+used as the originals' verdicts; inputs without one are evaluated first.
+"""
+
+from __future__ import annotations
+
+import itertools
+import json
+import logging
+import os
+import re
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Callable, Iterable
+
+from webmend.config import RepairConfig
+from webmend.evaluate.inputs import RawInput, match_item
+from webmend.evaluate.run import RESULTS, completed_records, iter_records, write_json_atomic
+from webmend.extract import extract_page
+from webmend.repair.summary import summarize_repairs
+from webmend.schemas.hashing import sha256_hex
+from webmend.schemas.repair import RepairRecord
+from webmend.stage import executors
+from webmend.stage.batches import Batch
+from webmend.stage.run import InOrder, run_stage
+from webmend.store import make_key
+
+log = logging.getLogger(__name__)
+
+REPAIRS = "repairs.jsonl"
+SUMMARY = "summary.json"
+PAGES = "pages"
+ROUNDS = "rounds"
+
+
+@dataclass(frozen=True)
+class ModelSpec:
+    """How each worker process builds its repair model (clients do not cross processes)."""
+
+    model: str
+    settings_json: str  # GenerationSettings: limits, retries, timeout, spend cap
+    cache_dir: str
+
+
+def run_hash(rcfg: RepairConfig, model: str | None) -> str:
+    """Names a repair run's outputs: the repair config (evaluator config inside) and the model."""
+    return make_key("repair", rcfg.config_hash(), model or "no-llm")[:16]
+
+
+def load_evaluations(folder: str | Path | None) -> dict[str, dict]:
+    """Result records of an evaluation run, by id. A missing folder is an error, not an empty run."""
+    if folder is None:
+        return {}
+    path = Path(folder) / RESULTS
+    if not path.is_file():
+        raise FileNotFoundError(f"--from {folder}: no {RESULTS} there (give the --out folder of `webmend evaluate`)")
+    return {rec["id"]: rec for rec in iter_records(path)}
+
+
+def page_file(page_id: str) -> str:
+    """pages/<id>.html with a safe file name; ids that needed changing get a hash suffix (unique)."""
+    safe = re.sub(r"[^A-Za-z0-9._-]+", "_", page_id).strip("._") or "page"
+    if safe != page_id:
+        safe = f"{safe[:80]}-{sha256_hex(page_id)[:8]}"
+    return f"{PAGES}/{safe}.html"
+
+
+_state: dict = {}
+
+
+def _init_worker(rcfg_json: str, items: dict, evaluations: dict, out: str, model: ModelSpec | None) -> None:
+    from webmend.browser.worker import get_worker
+
+    rcfg = RepairConfig.model_validate_json(rcfg_json)
+    worker = get_worker(rcfg.evaluation)
+    worker.ensure_started()
+    _state.update(rcfg=rcfg, items=items, evaluations=evaluations, out=Path(out), worker=worker,
+                  model=_build_model(model, rcfg))
+
+
+def _build_model(spec: ModelSpec | None, rcfg: RepairConfig):
+    if spec is None:
+        return None
+    from webmend.llm.cache import ResponseCache
+    from webmend.llm.settings import GenerationSettings
+    from webmend.repair.model import RepairModel
+
+    settings = GenerationSettings.model_validate_json(spec.settings_json)
+    return RepairModel(settings.client(spec.model), rcfg, ResponseCache(spec.cache_dir))
+
+
+def _repair_batch(batch: Batch) -> list[dict]:
+    return [repair_input(raw, **_state) for raw in batch.items]
+
+
+def repair_input(raw: RawInput, *, rcfg: RepairConfig, items: dict, evaluations: dict, out: Path, worker,
+                 model=None) -> dict:
+    """One input to one repairs.jsonl record (its best checkpoint written under out/pages/)."""
+    from webmend.evaluate.records import evaluate_input
+    from webmend.repair.loop import repair_page
+
+    item = match_item(items, raw.id)
+    extraction = extract_page(raw.raw, min_chars=rcfg.evaluation.min_page_chars) if raw.raw is not None else None
+    html = extraction.html if extraction is not None and extraction.status == "ok" else ""
+    evaluation = evaluations.get(raw.id)
+    if evaluation is None or evaluation.get("config_hash") != rcfg.evaluation.config_hash():
+        evaluation = evaluate_input(raw, item, rcfg.evaluation, worker, out)
+    evaluation = {**evaluation, "index": raw.index}
+    task = (item or {}).get("prompt") or raw.prompt or ""
+    llm = None
+    if model is not None:
+        from webmend.repair.model import llm_proposer  # litellm only when a model is asked for
+
+        llm = llm_proposer(model, rcfg, task)
+    key = make_key("repair-page", sha256_hex(html), raw.id, run_hash(rcfg, model.name if model else None))
+    trace = repair_page(html, item, evaluation, rcfg, llm, worker=worker, journal=out / ROUNDS / f"{key}.jsonl",
+                        keyframes_to=out)
+    record = trace.record
+    record["config_hash"] = run_hash(rcfg, model.name if model else None)
+    if html:
+        record["page"] = page_file(raw.id)
+        _write_atomic(out / record["page"], trace.best.html)
+    return RepairRecord.model_validate(record).model_dump(mode="json")
+
+
+def _write_atomic(path: Path, text: str) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_suffix(f".{os.getpid()}.tmp")
+    tmp.write_text(text, encoding="utf-8")
+    os.replace(tmp, path)
+
+
+def run_repair(inputs: Iterable[RawInput], items: dict, evaluations: dict, rcfg: RepairConfig, out_dir: str | Path,
+               model: ModelSpec | None = None, workers: int = 1,
+               progress: Callable[[dict], None] | None = None) -> dict:
+    out = Path(out_dir)
+    out.mkdir(parents=True, exist_ok=True)
+    path = out / REPAIRS
+    started = time.perf_counter()
+    done = completed_records(path, run_hash(rcfg, model.model if model else None))
+    if done:
+        log.info("resuming: %d repair records already in %s", done, path)
+    pending = itertools.islice(iter(inputs), done, None)
+    with open(path, "a", encoding="utf-8") as fh:
+        def append(batch: Batch, records: list[dict]) -> None:
+            for rec in records:
+                fh.write(json.dumps(rec, sort_keys=True) + "\n")
+                fh.flush()
+                if progress:
+                    progress(rec)
+
+        batches = (Batch(n, str(n), (raw,)) for n, raw in enumerate(pending, done))
+        args = (rcfg.model_dump_json(), items, evaluations, str(out), model)
+        try:
+            with executors.local(workers, _init_worker, args) as ex:
+                report = run_stage(batches, submit=lambda b: ex.submit(_repair_batch, b), completed=ex.completed,
+                                   commit=InOrder(append, done), max_in_flight=max(1, workers) * 2, max_resubmits=0)
+        finally:
+            if "worker" in _state:
+                _state.pop("worker").close()
+    if report.failures:
+        batch, exc = report.failures[0]
+        raise RuntimeError(f"input {batch.index} could not be repaired; a rerun resumes there") from exc
+    summary = summarize_repairs(iter_records(path), time.perf_counter() - started)
+    write_json_atomic(out / SUMMARY, summary)
+    return summary
