@@ -44,6 +44,7 @@ def _parser() -> argparse.ArgumentParser:
     rp.add_argument("--out", default="out/repair", help="output folder (repairs.jsonl, pages/, summary.json, report.html)")
     rp.add_argument("--workers", type=int, default=1, help="browser worker processes")
     rp.add_argument("--config", help="repair config file, TOML or JSON (docs/repair.md); [evaluation] is the evaluator's")
+    rp.add_argument("--data-root", help="also write the repair_attempts and checkpoints tables here, for `webmend sql`")
     rp.add_argument("--max-cost", type=float, help="spend cap: USD per worker process")
     rp.add_argument("--max-total-tokens", type=int, help="spend cap: tokens per worker process")
     rp.add_argument("--timeout", type=float, default=600.0, help="seconds per model call before it is retried")

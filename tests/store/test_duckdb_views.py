@@ -41,6 +41,16 @@ EXPECTED = {
         [("apps/planner", "timeout", "apps_tools", 60.4, "page exceeded its wall-clock cap twice (budget doubled on retry)"),
          ("games/particles", "hang", "games_simulations", 31.25,
           "page stopped responding after an action (click #start), also on the retry")]),
+    "repair_transitions": (
+        ["original_band", "final_band", "pages", "row_pct"],
+        [("High", "High", 1, 100.0), ("Low", "Mid", 1, 100.0), ("Mid", "Mid", 1, 100.0)]),
+    "repair_lift_by_strategy": (
+        ["strategy", "original_state", "attempts", "accepted", "mean_accepted_gain", "early_rejected"],
+        [("holistic_rewrite", "Low", 1, 0, None, 1), ("interaction_repair", "Mid", 1, 1, 10.0, 0),
+         ("operator", "Low", 1, 1, 15.0, 0)]),
+    "repair_rounds_to_best": (
+        ["original_state", "best_round", "pages"],
+        [("High", 0, 1), ("Low", 1, 1), ("Mid", 1, 1)]),
 }
 
 

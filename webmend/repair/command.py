@@ -81,7 +81,7 @@ def run_repair_command(args: argparse.Namespace) -> int:
         print(f"webmend repair: {exc}", file=sys.stderr)
         return 2
     summary = run_repair(inputs, items, evaluations, rcfg, out, model=spec, workers=max(1, args.workers),
-                         progress=_progress(len(inputs)))
+                         progress=_progress(len(inputs)), data_root=args.data_root)
     from webmend.repair.report import write_report
 
     write_report(out)

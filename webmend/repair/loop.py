@@ -232,12 +232,18 @@ def _trace(st: _State, original: Checkpoint, stop: str, cfg: RepairConfig, elaps
         original_score=original.total, final_score=best.total,
         original_state=original.record.get("state"), final_state=best.record.get("state"),
         best_round=st.best_round, rounds=st.rounds, stop_reason=stop, attempts=st.attempts, routes=st.routes,
+        checkpoints=[_ref(c) for c in [original, *st.checkpoints]],
         score_path=st.score_path, diagnosis=diagnose(original.record, ev),
         final_diagnosis=diagnose(best.record, ev, _history(st)) if best is not original else None,
         llm_calls=st.llm_calls, cost_usd=round(sum(costs), 6) if costs else None, page=None,
         keyframes_before=_frames(original.record), keyframes_after=_frames(best.record), elapsed_s=round(elapsed, 3),
     )
     return RepairTrace(rec.model_dump(mode="json"), best, st.checkpoints, original)
+
+
+def _ref(c: Checkpoint) -> dict:
+    return {"round": c.round, "content_hash": c.content_hash, "parent_hash": c.parent_hash, "score": c.total,
+            "state": c.record.get("state")}
 
 
 def _frames(record: dict) -> list[str]:

@@ -23,6 +23,7 @@ from webmend.evaluate.inputs import RawInput, match_item
 from webmend.evaluate.run import RESULTS, completed_records, iter_records, write_json_atomic
 from webmend.extract import extract_page
 from webmend.repair.summary import summarize_repairs
+from webmend.repair.traces import write_repair_traces
 from webmend.schemas.hashing import sha256_hex
 from webmend.schemas.repair import RepairRecord
 from webmend.stage import executors
@@ -94,13 +95,14 @@ def _build_model(spec: ModelSpec | None, rcfg: RepairConfig):
     return RepairModel(settings.client(spec.model), rcfg, ResponseCache(spec.cache_dir))
 
 
-def _repair_batch(batch: Batch) -> list[dict]:
+def _repair_batch(batch: Batch) -> list[tuple[dict, dict[str, str]]]:
     return [repair_input(raw, **_state) for raw in batch.items]
 
 
 def repair_input(raw: RawInput, *, rcfg: RepairConfig, items: dict, evaluations: dict, out: Path, worker,
-                 model=None) -> dict:
-    """One input to one repairs.jsonl record (its best checkpoint written under out/pages/)."""
+                 model=None) -> tuple[dict, dict[str, str]]:
+    """One input to its repairs.jsonl record (its best checkpoint written under out/pages/) and
+    the pages of its checkpoints by content hash (for the checkpoints table)."""
     from webmend.evaluate.records import evaluate_input
     from webmend.repair.loop import repair_page
 
@@ -125,7 +127,8 @@ def repair_input(raw: RawInput, *, rcfg: RepairConfig, items: dict, evaluations:
     if html:
         record["page"] = page_file(raw.id)
         _write_atomic(out / record["page"], trace.best.html)
-    return RepairRecord.model_validate(record).model_dump(mode="json")
+    pages = {c.content_hash: c.html for c in [trace.original, *trace.checkpoints]} if html else {}
+    return RepairRecord.model_validate(record).model_dump(mode="json"), pages
 
 
 def _write_atomic(path: Path, text: str) -> None:
@@ -137,18 +140,24 @@ def _write_atomic(path: Path, text: str) -> None:
 
 def run_repair(inputs: Iterable[RawInput], items: dict, evaluations: dict, rcfg: RepairConfig, out_dir: str | Path,
                model: ModelSpec | None = None, workers: int = 1,
-               progress: Callable[[dict], None] | None = None) -> dict:
+               progress: Callable[[dict], None] | None = None, data_root: str | None = None) -> dict:
+    """data_root: also write the repair_attempts and checkpoints tables there (one key per page)."""
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
     path = out / REPAIRS
     started = time.perf_counter()
-    done = completed_records(path, run_hash(rcfg, model.model if model else None))
+    config_hash = run_hash(rcfg, model.model if model else None)
+    run_id = "repair-" + config_hash[:12]
+    done = completed_records(path, config_hash)
     if done:
         log.info("resuming: %d repair records already in %s", done, path)
     pending = itertools.islice(iter(inputs), done, None)
     with open(path, "a", encoding="utf-8") as fh:
-        def append(batch: Batch, records: list[dict]) -> None:
-            for rec in records:
+        def append(batch: Batch, results: list[tuple[dict, dict]]) -> None:
+            for rec, pages in results:
+                if data_root is not None:
+                    write_repair_traces([(rec, pages)], data_root, make_key("repair", rec["original_hash"],
+                                                                            rec["config_hash"]), run_id=run_id)
                 fh.write(json.dumps(rec, sort_keys=True) + "\n")
                 fh.flush()
                 if progress:

@@ -141,6 +141,14 @@ class RouteDecision(_Model):
     rule: str
 
 
+class CheckpointRef(_Model):
+    round: int
+    content_hash: str
+    parent_hash: str | None
+    score: float | None
+    state: Literal[STATES] | None
+
+
 class RepairRecord(_Model):
     schema_version: str = REPAIR_SCHEMA_VERSION
     index: int
@@ -157,6 +165,7 @@ class RepairRecord(_Model):
     stop_reason: Literal[STOP_REASONS]
     attempts: list[Attempt]
     routes: list[RouteDecision]
+    checkpoints: list[CheckpointRef] = Field(description="every verified checkpoint, the original (round 0) first")
     score_path: list[float | None] = Field(description="checkpoint total after each round, round 0 first")
     diagnosis: Diagnosis = Field(description="D(h) of the original page")
     final_diagnosis: Diagnosis | None

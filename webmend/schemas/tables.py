@@ -2,7 +2,7 @@
 
 Defined once here; `webmend.store` validates every write against these schemas and docs/data-root.md
 describes them (`tables.schema.json` beside this module is generated from them, see `render_tables`).
-repair_attempts, checkpoints, contracts and exports are provisional until their stages land.
+contracts and exports are provisional until their stages land.
 """
 
 from __future__ import annotations
@@ -11,6 +11,7 @@ import json
 
 import pyarrow as pa
 
+from webmend.schemas.repair import MODES, STOP_REASONS, STRATEGIES
 from webmend.schemas.vocab import EVALUATION_STATUSES, FAMILIES, PROMPT_KINDS, SCORE_FIELDS, STATES
 
 SCHEMA_VERSION = "1"
@@ -107,22 +108,29 @@ TABLES: dict[str, pa.Schema] = {
         _f("step_index", pa.int32()), _f("kind", pa.string(), False), _f("payload", _JSON),
         _f("page_time_ms", pa.float64()),
     ),
-    # Provisional. One row per repair candidate. content_hash: the candidate page's.
+    # One row per repair candidate (repairs.jsonl attempts). content_hash: the candidate page's
+    # (its parent's when the candidate never became a page: a malformed answer).
     "repair_attempts": _schema(
         _f("id", pa.string(), False), _f("round", pa.int32(), False), _f("candidate", pa.int32(), False),
         _f("parent_hash", pa.string()),  # content hash of the checkpoint that was edited
-        _f("strategy", pa.string()), _f("mode", pa.string()),  # patch | rewrite
-        _f("model", pa.string()), _f("state_before", pa.string()), _f("score_before", pa.float64()),
-        _f("state_after", pa.string()), _f("score_after", pa.float64()), _f("patches", pa.int32()),
-        _f("accepted", pa.bool_()), _f("regression", pa.bool_()),
+        _f("original_hash", pa.string()), _f("original_state", pa.string()),
+        _f("strategy", pa.string()), _f("mode", pa.string()),  # STRATEGIES; operator | patch | rewrite
+        _f("model", pa.string()),  # the operator(s) or the model that wrote the candidate
+        _f("rule", pa.string()), _f("score_before", pa.float64()), _f("score_after", pa.float64()),
+        _f("accepted", pa.bool_()), _f("reason", pa.string()), _f("regression", pa.bool_()),
+        _f("early_rejected", pa.bool_()), _f("evaluated", pa.bool_()),
+        _f("tests_fixed", pa.list_(pa.string())), _f("tests_broken", pa.list_(pa.string())),
+        _f("dimensions", _JSON),  # {dimension: {before, after}}
         _f("prompt_tokens", pa.int64()), _f("completion_tokens", pa.int64()), _f("cost_usd", pa.float64()),
-        _f("latency_s", pa.float64()), _f("error", pa.string()),
+        _f("cache_hit", pa.bool_()), _f("eval_s", pa.float64()),
     ),
-    # Provisional. One row per retained (verified) checkpoint. content_hash: the checkpoint page's.
+    # One row per verified checkpoint of a page, round 0 (the original) included. content_hash: the
+    # checkpoint page's. is_best marks the exported one.
     "checkpoints": _schema(
         _f("id", pa.string(), False), _f("round", pa.int32(), False), _f("parent_hash", pa.string()),
+        _f("original_hash", pa.string()), _f("original_score", pa.float64()), _f("original_state", pa.string()),
         _f("score_total", pa.float64()), _f("state", pa.string()), _f("is_best", pa.bool_()),
-        _f("stop_reason", pa.string()), _f("html", pa.string()),
+        _f("rounds", pa.int32()), _f("stop_reason", pa.string()), _f("html", pa.string()),
     ),
     # Provisional. One executable interaction contract (ICG) per task. content_hash: the contract JSON's.
     "contracts": _schema(
@@ -153,6 +161,12 @@ ALLOWED_VALUES: dict[tuple[str, str], tuple[str, ...]] = {
     ("evaluations", "status"): EVALUATION_STATUSES,
     ("evaluations", "state"): STATES,
     ("test_results", "page_status"): EVALUATION_STATUSES,
+    ("repair_attempts", "strategy"): STRATEGIES,
+    ("repair_attempts", "mode"): MODES,
+    ("repair_attempts", "original_state"): STATES,
+    ("checkpoints", "state"): STATES,
+    ("checkpoints", "original_state"): STATES,
+    ("checkpoints", "stop_reason"): STOP_REASONS,
 }
 
 

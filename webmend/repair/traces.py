@@ -1,0 +1,65 @@
+"""Trace rows of the repair stage: `repair_attempts` and `checkpoints` beside `evaluations`.
+
+One repairs.jsonl record (plus its checkpoints' pages) becomes its rows; a batch of records is
+written under one key with `checkpoints` last, so a committed checkpoints file means the batch is
+there (the same rule evaluations follows). See docs/data-root.md.
+"""
+
+from __future__ import annotations
+
+import json
+
+from webmend.store import DataRoot
+
+TABLES = ("repair_attempts", "checkpoints")  # written in this order: the last marks the batch done
+
+
+def attempt_rows(record: dict) -> list[dict]:
+    rows = []
+    parent = record["original_hash"]
+    for a in record["attempts"]:
+        rows.append({
+            "id": record["id"], "round": a["round"], "candidate": a["candidate"], "parent_hash": parent,
+            "original_hash": record["original_hash"], "original_state": record["original_state"],
+            "strategy": a["strategy"], "mode": a["mode"], "model": a["name"], "rule": a["rule"],
+            "score_before": a["score_before"], "score_after": a["score_after"], "accepted": a["accepted"],
+            "reason": a["reason"], "regression": a["reason"].startswith("regression"),
+            "early_rejected": a["early_rejected"], "evaluated": a["eval_s"] > 0,
+            "tests_fixed": a["tests_fixed"], "tests_broken": a["tests_broken"],
+            "dimensions": json.dumps(a["dimensions"], sort_keys=True),
+            "prompt_tokens": a.get("prompt_tokens"), "completion_tokens": a.get("completion_tokens"),
+            "cost_usd": a.get("cost_usd"), "cache_hit": a.get("cache_hit"), "eval_s": a["eval_s"],
+            "content_hash": a["content_hash"] or parent, "config_hash": record["config_hash"],
+        })
+        if a["accepted"]:
+            parent = a["content_hash"]
+    return rows
+
+
+def checkpoint_rows(record: dict, pages: dict[str, str]) -> list[dict]:
+    """pages: content hash -> html of every checkpoint (the original included)."""
+    rows = []
+    for cp in record["checkpoints"]:
+        rows.append({
+            "id": record["id"], "round": cp["round"], "parent_hash": cp["parent_hash"],
+            "original_hash": record["original_hash"], "original_score": record["original_score"],
+            "original_state": record["original_state"], "score_total": cp["score"], "state": cp["state"],
+            "is_best": cp["content_hash"] == record["final_hash"], "rounds": record["rounds"],
+            "stop_reason": record["stop_reason"], "html": pages.get(cp["content_hash"]),
+            "content_hash": cp["content_hash"], "config_hash": record["config_hash"],
+        })
+    return rows
+
+
+def write_repair_traces(results: list[tuple[dict, dict[str, str]]], root: DataRoot | str, key: str, *, run_id: str,
+                        replace: bool = False) -> bool:
+    """results: (record, checkpoint pages) per page of a batch. False when already committed."""
+    root = root if isinstance(root, DataRoot) else DataRoot(root)
+    if not replace and root.exists(TABLES[-1], key):
+        return False
+    rows = {"repair_attempts": [r for rec, _ in results for r in attempt_rows(rec)],
+            "checkpoints": [r for rec, pages in results for r in checkpoint_rows(rec, pages)]}
+    for table in TABLES:
+        root.write(table, [{**row, "run_id": run_id} for row in rows[table]], key=key,
+                   mode="replace" if replace else "skip")
+    return True
