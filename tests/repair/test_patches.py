@@ -198,3 +198,9 @@ def test_hopeless_old_str_on_a_large_page_is_refused_quickly():
     with pytest.raises(PatchError, match="^patch 1: old_str not found"):
         apply_patches(html, [Patch("canvas.fillRect(player.x, player.y, 20, 20); " * 20, "x")])
     assert time.monotonic() - started < 3
+
+
+def test_a_short_old_str_never_matches_approximately():
+    page = "<script>document.getElementById('inc').addEventListener('click', go);</script>"
+    with pytest.raises(PatchError, match="too short"):
+        apply_patches(page, [Patch("document.getElementById('nope')", "x")], min_ratio=0.8)

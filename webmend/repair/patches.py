@@ -33,6 +33,9 @@ MAX_PATCHES = 50  # more edits than this is a rewrite in disguise, and each one 
 # similarity is best: rapidfuzz aligns windows of exactly len(old_str), so a near miss with a
 # character inserted or dropped leaves the window one character off at an end.
 MAX_EDGE_SHIFT = 64
+# A near match stands for a long old_str the model copied with a slip. In a short one a few
+# characters are the whole point (getElementById('nope') is not getElementById('inc')).
+MIN_FUZZY_CHARS = 48
 _WHITESPACE = re.compile(r"\s+")
 _OBJECT_START = re.compile(r'\{\s*["}]')  # what a JSON object's first characters must be
 # JSON answers from LLMs often put raw newlines inside strings (whole HTML blocks); strict=False
@@ -162,6 +165,8 @@ def _locate(n: int, html: str, old: str, min_ratio: float) -> tuple[int, int, st
         raise PatchError(f"patch {n}: old_str matches {len(starts)} places once whitespace is collapsed (ambiguous)")
     if len(starts) == 1:
         return *page.original_span(starts[0], starts[0] + len(needle)), "whitespace"
+    if len(needle) < MIN_FUZZY_CHARS:
+        raise PatchError(f"patch {n}: old_str not found (too short for a near match)")
     return *page.original_span(*_fuzzy_span(n, page.text, needle, min_ratio)), "fuzzy"
 
 
