@@ -139,3 +139,40 @@ def test_rewrite_with_prose_around_is_extracted_and_accepted(server, model, orig
     assert attempt["accepted"] and trace.best.html.strip() == page.strip()
     assert trace.record["original_state"] == "Low" and trace.record["final_state"] == "High"
     assert "complete HTML document" in server.requests[0].user_text
+
+
+def test_a_hanging_candidate_is_rejected_and_the_run_goes_on(server, model, originals, worker):
+    cfg = rcfg(max_rounds=2, patience=5, target=99.9)
+    hang = {"patches": [{"old_str": "n += 1;", "new_str": "while (true) { n += 1; }"}]}
+    server.script(chat_reply(json.dumps(hang)), chat_reply(json.dumps(FIX)))
+    trace = repair("counter", originals, cfg, model(cfg), worker)
+    first, second = trace.record["attempts"]
+    assert not first["accepted"] and first["early_rejected"] and "inc" in first["reason"]
+    assert second["accepted"] and trace.record["best_round"] == 2
+
+
+class Killed(BaseException):
+    """Stands for the process being killed mid-run (not an Exception: nothing may catch it)."""
+
+
+def test_a_killed_run_resumes_after_its_last_finished_round(server, model, originals, worker, tmp_path):
+    cfg = rcfg(max_rounds=2, patience=5, target=99.9)
+    journal = tmp_path / "rounds.jsonl"
+    server.script(chat_reply(json.dumps(FIX)))
+    proposer = llm_proposer(model(cfg), cfg, ITEMS["counter"]["prompt"])
+    calls = []
+
+    def dies_in_round_two(decision, *args):
+        calls.append(decision.round)
+        if decision.round == 2:
+            raise Killed()
+        return proposer(decision, *args)
+
+    with pytest.raises(Killed):
+        repair_page(COUNTER, ITEMS["counter"], originals["counter"], cfg, dies_in_round_two, worker=worker,
+                    journal=journal)
+    server.script(chat_reply(json.dumps({"patches": [{"old_str": "Tally counter</h1>", "new_str": "Door tally</h1>"}]})))
+    trace = repair_page(COUNTER, ITEMS["counter"], originals["counter"], cfg, proposer, worker=worker, journal=journal)
+    assert calls == [1, 2] and len(server.requests) == 2  # round 1 was not asked again
+    assert [a["round"] for a in trace.record["attempts"]] == [1, 2] and trace.record["attempts"][0]["accepted"]
+    assert trace.record["best_round"] in (1, 2) and trace.record["rounds"] == 2

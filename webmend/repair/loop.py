@@ -135,9 +135,9 @@ def _run_rounds(st: _State, item, cfg: RepairConfig, llm, evaluate, journal, pro
                 return "spend_cap"
             st.llm_calls += sum(1 for c in proposed if c.llm_call)
             candidates += proposed
+        st.routes.append(decision)  # recorded even when it admits nothing: preservation is a decision
         if not candidates:
             return "no_candidates"
-        st.routes.append(decision)
         before = st.checkpoint.total
         for n, cand in enumerate(candidates, 1):
             attempt = _try(st, cand, round_no, n, evaluate, cfg)
