@@ -14,14 +14,16 @@ from prefect.artifacts import create_markdown_artifact
 from prefect.cache_policies import NO_CACHE
 from prefect_dask import DaskTaskRunner
 
-from webmend.config import EvalConfig, load_config
+from webmend.config import EvalConfig, RepairConfig, load_config
 from webmend.llm.settings import GenerationSettings
 from webmend.pool import batches as core
 from webmend.pool import inputs as pool_inputs
+from webmend.pool import repair as pool_repair
 from webmend.pool.summary import summarize_pool, summary_markdown
 from webmend.stage.run import is_infrastructure_error
 
 ARTIFACT_KEY = "build-refined-pool-summary"
+REPAIR_ARTIFACT_KEY = "build-refined-pool-repair"
 
 
 def infrastructure_only(task, task_run, state) -> bool:
@@ -65,6 +67,28 @@ def evaluate_batch(batch: core.Batch, cfg_json: str, keyframes_to: str | None = 
 def write_traces(batch: core.Batch, records: list[dict], data_root: str, run_id: str, config_hash: str,
                  replace: bool = False) -> str:
     return core.write_batch(batch, records, data_root, run_id, config_hash, replace)
+
+
+@task(name="repair-batch", task_run_name="repair-batch-{batch.index}", cache_policy=NO_CACHE,
+      retries=2, retry_delay_seconds=2, retry_condition_fn=infrastructure_only)
+def repair_batch(batch: core.Batch, rcfg_json: str, data_root: str,
+                 model: pool_repair.ModelSpec | None = None) -> list[tuple[dict, dict]]:
+    # The config travels as JSON for the reason evaluate_batch gives.
+    return pool_repair.repair_batch(batch, RepairConfig.model_validate_json(rcfg_json), data_root, model)
+
+
+@task(name="write-repair-traces", task_run_name="write-repair-traces-{batch.index}", cache_policy=NO_CACHE,
+      retries=3, retry_delay_seconds=1, retry_condition_fn=infrastructure_only)
+def write_repair_traces(batch: core.Batch, results: list, data_root: str, run_id: str, replace: bool = False) -> str:
+    return pool_repair.write_repair_batch(batch, results, data_root, run_id, replace)
+
+
+@task(name="summarize-repair", cache_policy=NO_CACHE)
+def summarize_repair(data_root: str, keys: list[str], run_id: str) -> dict:
+    summary = pool_repair.summarize_repair(data_root, keys)
+    create_markdown_artifact(key=REPAIR_ARTIFACT_KEY, markdown=pool_repair.repair_markdown(summary, run_id),
+                             description=f"build-refined-pool {run_id}: repair")
+    return summary
 
 
 @task(name="summarize-run", cache_policy=NO_CACHE)

@@ -81,10 +81,10 @@ def _init_worker(rcfg_json: str, items: dict, evaluations: dict, out: str, model
     worker = get_worker(rcfg.evaluation)
     worker.ensure_started()
     _state.update(rcfg=rcfg, items=items, evaluations=evaluations, out=Path(out), worker=worker,
-                  model=_build_model(model, rcfg))
+                  model=build_model(model, rcfg))
 
 
-def _build_model(spec: ModelSpec | None, rcfg: RepairConfig):
+def build_model(spec: ModelSpec | None, rcfg: RepairConfig):
     if spec is None:
         return None
     from webmend.llm.cache import ResponseCache

@@ -1,0 +1,130 @@
+"""build-refined-pool's repair stage without Prefect: plan keyed repair batches, read the stored
+evaluations of a batch back from the data root, repair it on this process's warm browser.
+
+A repair batch holds the pages of one evaluation batch and is keyed by that batch's key and the
+repair run hash, so a rerun skips every batch whose `checkpoints` file is committed (the same
+resume rule as evaluation). The originals' verdicts are the stored rows, never a new evaluation.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+
+from webmend.config import RepairConfig
+from webmend.repair.run import ModelSpec, build_model, repair_input, run_hash
+from webmend.repair.summary import transitions
+from webmend.repair.traces import TABLES, write_repair_traces
+from webmend.schemas.vocab import DIMENSIONS
+from webmend.stage.batches import Batch
+from webmend.store import DataRoot, make_key
+
+log = logging.getLogger(__name__)
+
+STAGE = "repair"
+
+
+@dataclass(frozen=True)
+class RepairPlan:
+    run_hash: str
+    batches: tuple[Batch, ...]  # one per evaluation batch: (evaluation key, page jobs)
+    pending: tuple[Batch, ...]
+
+
+def plan_repair(root: str, eval_batches, rcfg: RepairConfig, model: str | None, replace: bool = False) -> RepairPlan:
+    """Repair batches mirroring the evaluation batches; items are (evaluation key, PageJob)."""
+    data = DataRoot(root)
+    rh = run_hash(rcfg, model)
+    batches = [Batch(b.index, make_key(STAGE, b.key, rh), tuple((b.key, job) for job in b.items)) for b in eval_batches]
+    pending = [b for b in batches if replace or not data.exists(TABLES[-1], b.key)]
+    log.info("repair: %d batches, %d already committed", len(batches), len(batches) - len(pending))
+    return RepairPlan(rh, tuple(batches), tuple(pending))
+
+
+def stored_records(root: DataRoot, eval_key: str) -> dict[str, dict]:
+    """The result records of one evaluation batch rebuilt from its rows, by content hash: what
+    diagnosis and acceptance read (status, flags, score, state, tests, evidence, trace summary)."""
+    evaluations = _rows(root, "evaluations", eval_key)
+    tests: dict[str, list] = {}
+    for t in sorted(_rows(root, "test_results", eval_key), key=lambda r: r["test_index"]):
+        tests.setdefault(t["content_hash"], []).append({
+            "id": t["test_id"], "name": t["test_name"] or "", "passed": t["passed"], "weight": t["weight"],
+            "failed_step": t["failed_step"], "failed_action": t["failed_action"], "error": t["error"]})
+    out = {}
+    for e in evaluations:
+        score = None if e["score_total"] is None else {"total": e["score_total"],
+                                                       **{d: e[f"score_{d}"] for d in DIMENSIONS}}
+        out[e["content_hash"]] = {
+            "id": e["id"], "index": e["input_index"], "status": e["status"], "reason": e["reason"] or "",
+            "flags": list(e["flags"] or []), "state": e["state"], "interactive": bool(e["interactive"]),
+            "score": score, "tests": tests.get(e["content_hash"], []),
+            "blocked_requests": list(e["blocked_requests"] or []), "config_hash": e["config_hash"],
+            "evidence": json.loads(e["evidence"]) if e["evidence"] else None,
+            "trace_summary": json.loads(e["trace_summary"]) if e["trace_summary"] else None, "keyframes": [],
+        }
+    return out
+
+
+def _rows(root: DataRoot, table: str, key: str) -> list[dict]:
+    import pyarrow.parquet as pq
+
+    return pq.read_table(root.file_path(table, key), filesystem=root.fs).to_pylist() if root.exists(table, key) else []
+
+
+def repair_batch(batch: Batch, rcfg: RepairConfig, data_root: str, model: ModelSpec | None = None,
+                 scratch: str | None = None) -> list[tuple[dict, dict]]:
+    """(record, checkpoint pages) per page, in input order, on this process's warm browser.
+    scratch: folder for round journals and exported pages (default: ROOT/_repair on a local root)."""
+    from webmend.browser.worker import get_worker
+
+    root = DataRoot(data_root)
+    out = Path(scratch or (f"{root.path}/_repair" if root.local else tempfile.mkdtemp(prefix="webmend-repair-")))
+    worker = get_worker(rcfg.evaluation)
+    worker.ensure_started()
+    stored = stored_records(root, batch.items[0][0]) if batch.items else {}
+    built = build_model(model, rcfg)
+    results = []
+    for _, job in batch.items:
+        evaluation = stored.get(job.content_hash)
+        evaluations = {job.raw.id: evaluation} if evaluation else {}
+        results.append(repair_input(job.raw, rcfg=rcfg, items={job.raw.id: job.item} if job.item else {},
+                                    evaluations=evaluations, out=out, worker=worker, model=built))
+    return results
+
+
+def write_repair_batch(batch: Batch, results: list[tuple[dict, dict]], data_root: str, run_id: str,
+                       replace: bool = False) -> str:
+    if [r["id"] for r, _ in results] != [job.raw.id for _, job in batch.items]:
+        raise ValueError(f"repair batch {batch.index}: records do not match its inputs")
+    write_repair_traces(results, data_root, batch.key, run_id=run_id, replace=replace)
+    return DataRoot(data_root).file_url(TABLES[-1], batch.key)
+
+
+def summarize_repair(data_root: str, keys: list[str]) -> dict:
+    """Pages, mean before/after and the band transition matrix of the repair batches `keys`."""
+    root = DataRoot(data_root)
+    best = [r for key in keys for r in _rows(root, TABLES[-1], key) if r["is_best"]]
+    pages = [{"original_state": r["original_state"], "final_state": r["state"]} for r in best]
+    scored = [r for r in best if r["original_score"] is not None]
+    mean = (lambda xs: round(sum(xs) / len(xs), 3) if xs else None)
+    return {"pages": len(best), "improved": sum(1 for r in scored if r["score_total"] > r["original_score"]),
+            "mean_score_before": mean([r["original_score"] for r in scored]),
+            "mean_score_after": mean([r["score_total"] for r in scored]), "transitions": transitions(pages)}
+
+
+def repair_markdown(summary: dict, run_id: str) -> str:
+    """The flow's repair artifact: the band funnel (original x final band, counts and row %)."""
+    bands = ("Low", "Mid", "High", "unscored")
+    lines = [f"# Repair of {run_id}", "",
+             f"{summary['pages']} pages, {summary['improved']} improved; mean score "
+             f"{summary['mean_score_before']} -> {summary['mean_score_after']}", "",
+             "| original \\ final | " + " | ".join(bands) + " |", "| --- |" + " --- |" * len(bands)]
+    for row in bands:
+        cells = summary["transitions"].get(row)
+        if cells:
+            lines.append(f"| {row} | " + " | ".join(
+                f"{cells[c]['count']} ({cells[c]['row_pct']}%)" if c in cells else "" for c in bands) + " |")
+    return "\n".join(lines) + "\n"
