@@ -81,6 +81,9 @@ def _layout(probe: dict) -> dict:
                      "offscreen_controls": v.get("offscreen_selectors") or [],
                      "overlapping_controls": v.get("overlapping_controls", 0),
                      "unreadable_text": bool(v.get("unreadable_text"))}
+    fold = probe.get("below_fold") or {}
+    if "desktop" in out and fold:  # measured at the desktop viewport: is there a page to scroll?
+        out["desktop"].update(page_height=fold.get("scrollHeight"), viewport_height=fold.get("viewportHeight"))
     return out
 
 

@@ -53,3 +53,32 @@ def insert_before_body_end(html: str, snippet: str) -> str:
             at = matches[-1].start()
             return html[:at] + snippet + "\n" + html[at:]
     return html + "\n" + snippet
+
+
+_RAW_BLOCK = re.compile(r"(<(script|style)\b[^>]*>)(.*?)(</\2\s*>)|<!--.*?-->", re.S | re.I)
+
+
+def markup_only(html: str) -> str:
+    """The page with script and style contents and comments blanked out (same length, so offsets
+    still point into the page): tag searches then see the markup, never a string in a script."""
+    def blank(m: re.Match) -> str:
+        if m.group(1) is None:
+            return " " * len(m.group(0))
+        return m.group(1) + " " * len(m.group(3)) + m.group(4)
+
+    return _RAW_BLOCK.sub(blank, html)
+
+
+def script_text(html: str) -> str:
+    """The inline scripts' source, joined (what a detector reads to see what the page does)."""
+    return "\n".join(m.group(3) for m in _RAW_BLOCK.finditer(html)
+                     if m.group(2) and m.group(2).lower() == "script")
+
+
+def attribute(tag: str, name: str) -> str | None:
+    """The value of attribute `name` in one start tag (None when absent, "" when bare)."""
+    m = re.search(rf"\s{name}\s*(=\s*(\"[^\"]*\"|'[^']*'|[^\s>]+))?(?=[\s/>])", tag, re.I)
+    if m is None:
+        return None
+    value = m.group(2) or ""
+    return value[1:-1] if value[:1] in "\"'" and value else value
