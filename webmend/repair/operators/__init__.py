@@ -6,7 +6,6 @@ A page fixed by operators alone costs no LLM call.
 from __future__ import annotations
 
 from webmend.repair.operators.base import Finding, Operator
-from webmend.repair.operators.cdn import CDN_VERSION
 from webmend.repair.operators.document import CHARSET, LANG, TITLE, VIEWPORT
 from webmend.repair.operators.game import FOCUSABLE_CANVAS, KEYS_DONT_SCROLL
 from webmend.repair.operators.layout import FIT_MEDIA
@@ -16,7 +15,10 @@ from webmend.schemas.repair import Diagnosis
 
 # The tail comes first: every other edit inserts into <head> or before </body>, which a document
 # cut off inside a <script> does not have (the insert would land in the open script).
-OPERATORS: tuple[Operator, ...] = (TAIL, CHARSET, VIEWPORT, LANG, TITLE, CDN_VERSION, REBIND_START, FOCUSABLE_CANVAS,
+# No operator rewrites CDN versions: the mirror already serves the nearest installed version of a
+# package (recorded as a substitution), so a version it lacks is no defect a user would see, and
+# an edit for it would only please the mirror.
+OPERATORS: tuple[Operator, ...] = (TAIL, CHARSET, VIEWPORT, LANG, TITLE, REBIND_START, FOCUSABLE_CANVAS,
                                    KEYS_DONT_SCROLL, FIT_MEDIA)
 BY_NAME = {op.name: op for op in OPERATORS}
 
