@@ -77,6 +77,8 @@ demo() {
     "SELECT status, coalesce(state, 'unscored') AS band, count(*) AS pages, round(avg(score_total), 1) AS mean_score
      FROM evaluations GROUP BY ALL ORDER BY pages DESC, status"
   "$VENV/bin/webmend" sql --root "$DATA_ROOT" --example score_by_family
+  echo "repair: original band x final band (deterministic operators)"
+  "$VENV/bin/webmend" sql --root "$DATA_ROOT" --example repair_transitions
   "$VENV/bin/webmend" sql --root "$DATA_ROOT" --save-db >/dev/null
   echo "trace tables in $DATA_ROOT; DuckDB file: $DATA_ROOT/webmend.duckdb"
 }
