@@ -38,6 +38,7 @@ def _parser() -> argparse.ArgumentParser:
     rp.add_argument("--tests", help="HTMLBench-format items (JSONL): the test cases every candidate must keep passing")
     rp.add_argument("--from", dest="from_dir", help="an evaluate --out folder: its records are the originals' verdicts")
     rp.add_argument("--model", help="PROVIDER/MODEL that writes patches and rewrites (litellm string)")
+    rp.add_argument("--judge-model", help="PROVIDER/MODEL (vision) that compares keyframes before/after each candidate")
     rp.add_argument("--no-llm", action="store_true", help="deterministic operators only (the default without --model)")
     rp.add_argument("--rounds", type=int, help="rounds per page at most (default 8)")
     rp.add_argument("--bands", nargs="+", choices=("Low", "Mid", "High"), help="repair only pages in these bands")

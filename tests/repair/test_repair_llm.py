@@ -176,3 +176,35 @@ def test_a_killed_run_resumes_after_its_last_finished_round(server, model, origi
     assert calls == [1, 2] and len(server.requests) == 2  # round 1 was not asked again
     assert [a["round"] for a in trace.record["attempts"]] == [1, 2] and trace.record["attempts"][0]["accepted"]
     assert trace.record["best_round"] in (1, 2) and trace.record["rounds"] == 2
+
+
+def test_a_judge_model_compares_keyframes_and_its_verdict_reaches_the_next_prompt(server, model, worker, tmp_path):
+    from webmend.repair.contrast import visual_comparison
+
+    cfg = rcfg(max_rounds=2, patience=5, target=99.9)
+    original = evaluate_html(COUNTER, ITEMS["counter"], cfg.evaluation, worker, "counter", keyframes_to=tmp_path)
+    verdict = {"improved": ["Reset now returns the count to 0"], "regressed": [], "unchanged_issues": [],
+               "priority_fix": "make the buttons larger on phones"}
+    styled = {"patches": [FIX["patches"][0], {"old_str": "#reset { background: #999; }",
+                                              "new_str": "#reset { background: #c0392b; }"}]}
+    server.script(chat_reply(json.dumps(styled)), chat_reply(json.dumps(verdict)))
+    judge = model(cfg, cache_dir=tmp_path / "judge-cache")
+
+    def compare(before, after):
+        return visual_comparison(judge, ITEMS["counter"]["prompt"], before, after, [tmp_path])
+
+    llm = llm_proposer(model(cfg), cfg, ITEMS["counter"]["prompt"])
+    trace = repair_page(COUNTER, ITEMS["counter"], original, cfg, llm, worker=worker, keyframes_to=tmp_path,
+                        judge=compare)
+    first = trace.record["attempts"][0]
+    assert first["accepted"] and "priority fix: make the buttons larger" in first["visual_feedback"]
+    judge_request = server.requests[1].messages[0]["content"]
+    assert sum(1 for part in judge_request if part["type"] == "image_url") >= 2
+    # The fixed page is High with nothing left to fix (no round 2 is asked): the next prompt is built here.
+    from webmend.repair.diagnosis import diagnose
+    from webmend.repair.prompts import build_messages
+    from webmend.schemas.repair import Attempt
+
+    messages = build_messages("high_state_refinement", "patch", diagnose(trace.best.record, cfg.evaluation),
+                              trace.best.html, "", [Attempt.model_validate(first)], None, 10_000)
+    assert "visual comparison: improved: Reset now returns the count to 0" in messages[1]["content"]

@@ -38,14 +38,24 @@ def model_spec(args: argparse.Namespace, out: Path):
         raise UsageError("--model and --no-llm contradict each other")
     if not args.model:
         return None
+    return _spec(args.model, args, out)
+
+
+def judge_spec(args: argparse.Namespace, out: Path):
+    if args.judge_model and not args.model:
+        raise UsageError("--judge-model compares a model's candidates: give --model too")
+    return _spec(args.judge_model, args, out) if args.judge_model else None
+
+
+def _spec(model: str, args: argparse.Namespace, out: Path):
     from webmend.llm.client import provider_of
     from webmend.llm.settings import GenerationSettings
     from webmend.repair.run import ModelSpec
 
-    provider_of(args.model)  # ValueError for a model string litellm cannot place
+    provider_of(model)  # ValueError for a model string litellm cannot place
     settings = GenerationSettings(max_cost=args.max_cost, max_total_tokens=args.max_total_tokens,
                                   timeout=args.timeout, max_retries=args.max_retries, workers=1)
-    return ModelSpec(args.model, settings.model_dump_json(), str(out / "llm-cache"))
+    return ModelSpec(model, settings.model_dump_json(), str(out / "llm-cache"))
 
 
 def read_inputs(args: argparse.Namespace) -> list:
@@ -73,6 +83,7 @@ def run_repair_command(args: argparse.Namespace) -> int:
     try:
         rcfg = repair_config(args)
         spec = model_spec(args, out)
+        judge = judge_spec(args, out)
         inputs = read_inputs(args)
         items = load_items(args.tests)
         evaluations = load_evaluations(args.from_dir)
@@ -81,7 +92,8 @@ def run_repair_command(args: argparse.Namespace) -> int:
         print(f"webmend repair: {exc}", file=sys.stderr)
         return 2
     summary = run_repair(inputs, items, evaluations, rcfg, out, model=spec, workers=max(1, args.workers),
-                         progress=_progress(len(inputs)), data_root=args.data_root)
+                         progress=_progress(len(inputs)), data_root=args.data_root, judge=judge,
+                         frames_from=args.from_dir)
     from webmend.repair.report import write_report
 
     write_report(out)

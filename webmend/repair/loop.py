@@ -36,6 +36,8 @@ log = logging.getLogger(__name__)
 # propose_llm(decision, checkpoint, diagnosis, attempts) -> candidates, some of them failed before
 # they became pages (a malformed answer, a failed cheap check). See model.llm_proposer.
 ProposeLLM = Callable[..., list]
+# compare(checkpoint record, candidate record) -> (feedback text or None, usage of the call)
+Compare = Callable[[dict, dict], tuple]
 
 
 @dataclass
@@ -81,9 +83,10 @@ class _State:
 
 def repair_page(page: str, item: dict | None, evaluation: dict, cfg: RepairConfig, llm: ProposeLLM | None = None, *,
                 worker=None, journal: str | Path | None = None, keyframes_to: str | Path | None = None,
-                progress: Callable[[str, Attempt], None] | None = None) -> RepairTrace:
+                progress: Callable[[str, Attempt], None] | None = None, judge: Compare | None = None) -> RepairTrace:
     """Repair one page. `evaluation` is its stored result record; under another evaluator config
-    it is evaluated again first. `llm` proposes model candidates (None: operators only)."""
+    it is evaluated again first. `llm` proposes model candidates (None: operators only); `judge`
+    compares a fully evaluated candidate with its checkpoint (contrast.visual_comparison)."""
     from webmend.browser.worker import get_worker
 
     started = time.perf_counter()
@@ -96,7 +99,7 @@ def repair_page(page: str, item: dict | None, evaluation: dict, cfg: RepairConfi
     original = Checkpoint(0, page, evaluation)
     st = _resume(journal, original) or _State(checkpoint=original, score_path=[original.total],
                                                seen={original.content_hash})
-    stop = _run_rounds(st, item, cfg, llm, evaluate, journal, progress)
+    stop = _run_rounds(st, item, cfg, llm, evaluate, journal, progress, judge)
     return _trace(st, original, stop, cfg, time.perf_counter() - started)
 
 
@@ -109,7 +112,7 @@ def _evaluator(item, cfg: RepairConfig, worker, page_id: str, keyframes_to):
     return evaluate
 
 
-def _run_rounds(st: _State, item, cfg: RepairConfig, llm, evaluate, journal, progress) -> str:
+def _run_rounds(st: _State, item, cfg: RepairConfig, llm, evaluate, journal, progress, judge=None) -> str:
     first = diagnose(st.checkpoint.record, cfg.evaluation)
     gate = route(first, cfg, 0)
     if gate.strategies == [] and gate.rule.startswith(("unscored", "band ")):
@@ -140,7 +143,7 @@ def _run_rounds(st: _State, item, cfg: RepairConfig, llm, evaluate, journal, pro
             return "no_candidates"
         before = st.checkpoint.total
         for n, cand in enumerate(candidates, 1):
-            attempt = _try(st, cand, round_no, n, evaluate, cfg)
+            attempt = _try(st, cand, round_no, n, evaluate, cfg, judge)
             st.attempts.append(attempt)
             if progress:
                 progress(st.checkpoint.record.get("id", ""), attempt)
@@ -151,7 +154,7 @@ def _run_rounds(st: _State, item, cfg: RepairConfig, llm, evaluate, journal, pro
         _write_journal(journal, st)
 
 
-def _try(st: _State, cand: Candidate, round_no: int, n: int, evaluate, cfg: RepairConfig) -> Attempt:
+def _try(st: _State, cand: Candidate, round_no: int, n: int, evaluate, cfg: RepairConfig, judge=None) -> Attempt:
     """Evaluate one candidate and, when it is acceptable and better, make it the checkpoint."""
     base = dict(round=round_no, candidate=n, strategy=cand.strategy, mode=cand.mode, name=cand.name,
                 rule=cand.rule, score_before=st.checkpoint.total, **cand.usage)
@@ -175,7 +178,13 @@ def _try(st: _State, cand: Candidate, round_no: int, n: int, evaluate, cfg: Repa
     eval_s = round(time.perf_counter() - t0, 3)
     verdict = acceptance.judge(record, st.checkpoint.record, cfg, _fix_verified(cand, record, cfg))
     revived, died = _control_flips(st.checkpoint.record, record)
-    attempt = Attempt(**base, content_hash=chash, accepted=verdict.accepted, reason=verdict.reason,
+    feedback = None
+    if judge is not None:
+        feedback, usage = judge(st.checkpoint.record, record)
+        st.llm_calls += int(bool(usage) and not usage.get("cache_hit"))
+        if usage.get("cost_usd"):
+            base["cost_usd"] = (base.get("cost_usd") or 0.0) + usage["cost_usd"]
+    attempt = Attempt(**base, visual_feedback=feedback, content_hash=chash, accepted=verdict.accepted, reason=verdict.reason,
                       score_after=acceptance.total(record), dimensions=_dims(st.checkpoint.record, record),
                       tests_fixed=list(verdict.tests_fixed), tests_broken=list(verdict.tests_broken),
                       controls_revived=revived, controls_died=died, eval_s=eval_s)

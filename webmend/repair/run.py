@@ -48,9 +48,9 @@ class ModelSpec:
     cache_dir: str
 
 
-def run_hash(rcfg: RepairConfig, model: str | None) -> str:
-    """Names a repair run's outputs: the repair config (evaluator config inside) and the model."""
-    return make_key("repair", rcfg.config_hash(), model or "no-llm")[:16]
+def run_hash(rcfg: RepairConfig, model: str | None, judge: str | None = None) -> str:
+    """Names a repair run's outputs: the repair config (evaluator config inside) and the models."""
+    return make_key("repair", rcfg.config_hash(), model or "no-llm", *([judge] if judge else []))[:16]
 
 
 def load_evaluations(folder: str | Path | None) -> dict[str, dict]:
@@ -74,14 +74,16 @@ def page_file(page_id: str) -> str:
 _state: dict = {}
 
 
-def _init_worker(rcfg_json: str, items: dict, evaluations: dict, out: str, model: ModelSpec | None) -> None:
+def _init_worker(rcfg_json: str, items: dict, evaluations: dict, out: str, model: ModelSpec | None,
+                 judge: ModelSpec | None = None, frames_from: str | None = None) -> None:
     from webmend.browser.worker import get_worker
 
     rcfg = RepairConfig.model_validate_json(rcfg_json)
     worker = get_worker(rcfg.evaluation)
     worker.ensure_started()
     _state.update(rcfg=rcfg, items=items, evaluations=evaluations, out=Path(out), worker=worker,
-                  model=build_model(model, rcfg))
+                  model=build_model(model, rcfg), judge=build_model(judge, rcfg),
+                  frames_from=(Path(frames_from),) if frames_from else ())
 
 
 def build_model(spec: ModelSpec | None, rcfg: RepairConfig):
@@ -100,7 +102,7 @@ def _repair_batch(batch: Batch) -> list[tuple[dict, dict[str, str]]]:
 
 
 def repair_input(raw: RawInput, *, rcfg: RepairConfig, items: dict, evaluations: dict, out: Path, worker,
-                 model=None) -> tuple[dict, dict[str, str]]:
+                 model=None, judge=None, frames_from: tuple[Path, ...] = ()) -> tuple[dict, dict[str, str]]:
     """One input to its repairs.jsonl record (its best checkpoint written under out/pages/) and
     the pages of its checkpoints by content hash (for the checkpoints table)."""
     from webmend.evaluate.records import evaluate_input
@@ -119,11 +121,19 @@ def repair_input(raw: RawInput, *, rcfg: RepairConfig, items: dict, evaluations:
         from webmend.repair.model import llm_proposer  # litellm only when a model is asked for
 
         llm = llm_proposer(model, rcfg, task)
-    key = make_key("repair-page", sha256_hex(html), raw.id, run_hash(rcfg, model.name if model else None))
+    hashed = run_hash(rcfg, model.name if model else None, judge.name if judge else None)
+    key = make_key("repair-page", sha256_hex(html), raw.id, hashed)
+    compare = None
+    if judge is not None:
+        from webmend.repair.contrast import visual_comparison
+
+        def compare(before: dict, after: dict):
+            return visual_comparison(judge, task, before, after, [out, *frames_from])
+
     trace = repair_page(html, item, evaluation, rcfg, llm, worker=worker, journal=out / ROUNDS / f"{key}.jsonl",
-                        keyframes_to=out)
+                        keyframes_to=out, judge=compare)
     record = trace.record
-    record["config_hash"] = run_hash(rcfg, model.name if model else None)
+    record["config_hash"] = hashed
     if html:
         record["page"] = page_file(raw.id)
         _write_atomic(out / record["page"], trace.best.html)
@@ -140,13 +150,14 @@ def _write_atomic(path: Path, text: str) -> None:
 
 def run_repair(inputs: Iterable[RawInput], items: dict, evaluations: dict, rcfg: RepairConfig, out_dir: str | Path,
                model: ModelSpec | None = None, workers: int = 1,
-               progress: Callable[[dict], None] | None = None, data_root: str | None = None) -> dict:
+               progress: Callable[[dict], None] | None = None, data_root: str | None = None,
+               judge: ModelSpec | None = None, frames_from: str | None = None) -> dict:
     """data_root: also write the repair_attempts and checkpoints tables there (one key per page)."""
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
     path = out / REPAIRS
     started = time.perf_counter()
-    config_hash = run_hash(rcfg, model.model if model else None)
+    config_hash = run_hash(rcfg, model.model if model else None, judge.model if judge else None)
     run_id = "repair-" + config_hash[:12]
     done = completed_records(path, config_hash)
     if done:
@@ -164,7 +175,7 @@ def run_repair(inputs: Iterable[RawInput], items: dict, evaluations: dict, rcfg:
                     progress(rec)
 
         batches = (Batch(n, str(n), (raw,)) for n, raw in enumerate(pending, done))
-        args = (rcfg.model_dump_json(), items, evaluations, str(out), model)
+        args = (rcfg.model_dump_json(), items, evaluations, str(out), model, judge, frames_from)
         try:
             with executors.local(workers, _init_worker, args) as ex:
                 report = run_stage(batches, submit=lambda b: ex.submit(_repair_batch, b), completed=ex.completed,
