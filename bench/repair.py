@@ -38,12 +38,14 @@ from webmend.repair.run import REPAIRS, load_evaluations, run_repair  # noqa: E4
 CORPORA = {
     "samples": (ROOT / "data/samples", ["pages"], "responses.jsonl"),
     "bench": (ROOT / "data/bench", ["pages"], None),
+    "fixtures": (ROOT / "data/fixtures/repair", ["."], None),  # one page per operator's defect
 }
 
 
 def corpus_inputs(name: str) -> tuple[list, dict]:
     folder, pages, responses = CORPORA[name]
     inputs = list(iter_pages([folder / p for p in pages]))
+    inputs = [raw for raw in inputs if not raw.id.startswith("README")]
     if responses:
         inputs += list(iter_responses(folder / responses, start=len(inputs)))
     return inputs, load_items(folder / "items.jsonl")
@@ -131,6 +133,8 @@ def main() -> int:
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     p.add_argument("--from-samples", help="an evaluate --out folder of the samples (stored verdicts)")
     p.add_argument("--from-bench", help="an evaluate --out folder of data/bench")
+    p.add_argument("--corpora", nargs="+", choices=tuple(CORPORA), default=["samples", "bench"],
+                   help="which corpora the operators arm runs on")
     p.add_argument("--skip-operators", action="store_true", help="only the scripted-model arm")
     p.add_argument("--skip-scripted", action="store_true", help="only the operators arm")
     p.add_argument("--workers", type=int, default=1)
@@ -139,8 +143,8 @@ def main() -> int:
     out = Path(a.out or tempfile.mkdtemp(prefix="bench-repair-"))
     report = {}
     if not a.skip_operators:
-        report["operators"] = [operators_arm("samples", a.from_samples, a.workers, out / "samples"),
-                               operators_arm("bench", a.from_bench, a.workers, out / "bench")]
+        stored = {"samples": a.from_samples, "bench": a.from_bench}
+        report["operators"] = [operators_arm(name, stored[name], a.workers, out / name) for name in a.corpora]
     if not a.skip_scripted:
         report["scripted_model"] = scripted_arm(a.workers, out / "scripted")
     print(json.dumps(report, indent=2))

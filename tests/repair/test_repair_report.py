@@ -71,6 +71,10 @@ def record(index: int, pid: str, path: list, states: tuple, attempts: list | Non
         "routes": [{"round": n, "state": states[0], "strategies": ["operator", "holistic_rewrite"],
                     "game_layer": None, "rule": "low: no stable local target, replace"} for n in range(1, len(path))],
         "score_path": path, "diagnosis": diagnosis(pid, before, states[0]),
+        "checkpoints": [{"round": 0, "content_hash": f"o{index}", "parent_hash": None, "score": before,
+                         "state": states[0]}]
+        + ([{"round": best, "content_hash": f"f{index}", "parent_hash": f"o{index}", "score": after,
+             "state": states[1]}] if best else []),
         "final_diagnosis": diagnosis(pid, after, states[1], {"rendering": 10.0, "visual_design": 12.8,
                                                              "functionality": 20.0, "interaction": 9.0,
                                                              "code_quality": 4.0}) if best else None,

@@ -26,6 +26,7 @@ from webmend.repair.candidates import Candidate, operator_candidates
 from webmend.repair.diagnosis import diagnose
 from webmend.repair.evaluation import evaluate_html
 from webmend.repair.operators import BY_NAME
+from webmend.repair.precheck import precheck
 from webmend.repair.router import route
 from webmend.schemas.hashing import sha256_hex
 from webmend.schemas.repair import Attempt, HistoryEntry, RepairRecord, RouteDecision
@@ -145,6 +146,8 @@ def _run_rounds(st: _State, item, cfg: RepairConfig, llm, evaluate, journal, pro
         for n, cand in enumerate(candidates, 1):
             attempt = _try(st, cand, round_no, n, evaluate, cfg, judge)
             st.attempts.append(attempt)
+            if cand.operators and not attempt.accepted:  # however it failed: never proposed again
+                st.rejected_operator_sets.add(cand.operators)
             if progress:
                 progress(st.checkpoint.record.get("id", ""), attempt)
         st.rounds = round_no
@@ -166,6 +169,10 @@ def _try(st: _State, cand: Candidate, round_no: int, n: int, evaluate, cfg: Repa
         return Attempt(**base, content_hash=chash, accepted=False, reason="identical to an earlier candidate",
                        score_after=None, dimensions={}, tests_fixed=[], tests_broken=[], eval_s=0.0)
     st.seen.add(chash)
+    cheap = precheck(st.checkpoint.html, cand.html)  # before any browser sees it
+    if cheap:
+        return Attempt(**base, content_hash=chash, accepted=False, reason=f"cheap check: {cheap}", score_after=None,
+                       dimensions={}, tests_fixed=[], tests_broken=[], eval_s=0.0)
     must_pass = _passing(st.checkpoint.record) if cfg.early_reject else frozenset()
     t0 = time.perf_counter()
     try:
@@ -192,8 +199,6 @@ def _try(st: _State, cand: Candidate, round_no: int, n: int, evaluate, cfg: Repa
         new = Checkpoint(round_no, cand.html, record, parent_hash=st.checkpoint.content_hash)
         st.checkpoint, st.best_round = new, round_no
         st.checkpoints.append(new)
-    elif cand.operators:
-        st.rejected_operator_sets.add(cand.operators)
     return attempt
 
 

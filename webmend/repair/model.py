@@ -17,7 +17,6 @@ from webmend.llm.cache import ResponseCache, cache_key
 from webmend.llm.client import LLMClient, LLMError
 from webmend.repair.candidates import Candidate
 from webmend.repair.patches import PatchError, apply_patches, parse_patches
-from webmend.repair.precheck import precheck
 from webmend.repair.prompts import build_messages
 from webmend.repair.router import mode_of
 
@@ -80,9 +79,6 @@ def _one(model: RepairModel, rcfg: RepairConfig, strategy: str, decision, checkp
         return made(None, f"model call failed ({exc.kind}): {str(exc)[:200]}")
     called = not answer.usage.get("cache_hit")
     html, error = _page_from(answer.text, mode, checkpoint.html, rcfg)
-    if html is not None:
-        error = precheck(checkpoint.html, html) or ""
-        html = None if error else html
     return made(html, error, answer.usage, called)
 
 

@@ -53,9 +53,14 @@ def test_complete_documents_are_left_alone(html):
     assert TAIL.detect(D, html) is None
 
 
+def test_a_script_cut_mid_statement_is_left_open():
+    # Closed, it would run into a syntax error; left open, the browser never runs it.
+    assert TAIL.detect(D, DOC + "<script>if (a < b) { x = 1;") is None
+
+
 @pytest.mark.parametrize("html, tail", [
     (DOC + "<script>\nrun();", "<p>Hi</p><script>\nrun();\n</script>\n</body>\n</html>\n"),
-    (DOC + "<script>if (a < b) { x = '</html>'", "x = '</html>'\n</script>\n</body>\n</html>\n"),
+    (DOC + "<script>if (a < b) { x = '</html>'; }", "x = '</html>'; }\n</script>\n</body>\n</html>\n"),
     (DOC.replace("<title>T</title></head><body><p>Hi</p>", "<style>\nbody { color: red"),
      "color: red\n</style>\n</body>\n</html>\n"),
     (DOC + "<!-- note", "<!-- note\n-->\n</body>\n</html>\n"),

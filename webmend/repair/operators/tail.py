@@ -3,8 +3,8 @@
 An answer that stopped at the length limit ends inside a <script> (which the browser then never
 runs: a script still open at the end of the file is dropped), inside a <style> or a comment, in the
 middle of a tag, or just before </body></html>. The edit closes what is open and appends the
-missing end tags; it never writes page content. A script cut in the middle of a statement stays a
-syntax error: closing it cannot finish it, and the evaluation after the edit shows that.
+missing end tags; it never writes page content. A script cut in the middle of a statement is left
+open: closing it cannot finish it, it would only turn an inert script into a syntax error.
 """
 
 from __future__ import annotations
@@ -76,9 +76,19 @@ def _detect(d: Diagnosis, html: str) -> Finding | None:
     unclosed = t.opened and not t.html_closed  # a page may leave out </body> before </html>: valid HTML
     if t.open_element is None and not t.open_comment and t.partial_tag_at is None and not unclosed:
         return None  # complete; a fragment without <html>/<body> has no end tags to miss
+    if t.open_element == "script" and _closing_breaks_a_script(html):
+        # Cut mid-statement: closed, the script would run into a syntax error instead of staying
+        # inert. Finishing the code is a model's job (feature completion), not this operator's.
+        return None
     return {"open_element": t.open_element, "open_comment": t.open_comment,
             "partial_tag": t.partial_tag_at is not None, "close_body": not t.body_closed,
             "close_html": not t.html_closed, "flagged_truncated": "truncated" in d.flags}
+
+
+def _closing_breaks_a_script(html: str) -> bool:
+    from webmend.repair.precheck import script_parse_failures
+
+    return len(script_parse_failures(_close(html, {}))) > len(script_parse_failures(html))
 
 
 def _close(html: str, f: Finding) -> str:
