@@ -208,3 +208,14 @@ def test_a_judge_model_compares_keyframes_and_its_verdict_reaches_the_next_promp
     messages = build_messages("high_state_refinement", "patch", diagnose(trace.best.record, cfg.evaluation),
                               trace.best.html, "", [Attempt.model_validate(first)], None, 10_000)
     assert "visual comparison: improved: Reset now returns the count to 0" in messages[1]["content"]
+
+
+def test_the_spend_cap_stops_the_page_and_keeps_its_checkpoint(server, originals, worker, tmp_path):
+    from webmend.llm.limits import SpendCap
+
+    cfg = rcfg(max_rounds=5, patience=9)
+    server.script(*MALFORMED)
+    capped = RepairModel(make_client(spend_cap=SpendCap(max_tokens=30)), cfg, ResponseCache(tmp_path / "c"))
+    trace = repair("counter", originals, cfg, capped, worker)
+    assert trace.record["stop_reason"] == "spend_cap" and len(server.requests) == 2
+    assert trace.best.html == COUNTER and trace.record["final_score"] == trace.record["original_score"]
