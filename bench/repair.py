@@ -144,7 +144,7 @@ def main() -> int:
     report = {}
     if not a.skip_operators:
         stored = {"samples": a.from_samples, "bench": a.from_bench}
-        report["operators"] = [operators_arm(name, stored[name], a.workers, out / name) for name in a.corpora]
+        report["operators"] = [operators_arm(name, stored.get(name), a.workers, out / name) for name in a.corpora]
     if not a.skip_scripted:
         report["scripted_model"] = scripted_arm(a.workers, out / "scripted")
     print(json.dumps(report, indent=2))
