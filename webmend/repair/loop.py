@@ -100,7 +100,7 @@ def repair_page(page: str, item: dict | None, evaluation: dict, cfg: RepairConfi
     original = Checkpoint(0, page, evaluation)
     st = _resume(journal, original) or _State(checkpoint=original, score_path=[original.total],
                                                seen={original.content_hash})
-    stop = _run_rounds(st, item, cfg, llm, evaluate, journal, progress, judge)
+    stop = _run_rounds(st, cfg, llm, evaluate, journal, progress, judge)
     return _trace(st, original, stop, cfg, time.perf_counter() - started)
 
 
@@ -113,7 +113,7 @@ def _evaluator(item, cfg: RepairConfig, worker, page_id: str, keyframes_to):
     return evaluate
 
 
-def _run_rounds(st: _State, item, cfg: RepairConfig, llm, evaluate, journal, progress, judge=None) -> str:
+def _run_rounds(st: _State, cfg: RepairConfig, llm, evaluate, journal, progress, judge=None) -> str:
     first = diagnose(st.checkpoint.record, cfg.evaluation)
     gate = route(first, cfg, 0)
     if gate.strategies == [] and gate.rule.startswith(("unscored", "band ")):
