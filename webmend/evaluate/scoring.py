@@ -187,21 +187,28 @@ def code_quality(ev: dict) -> float:
     return sum(checks) / len(checks)
 
 
+def dimension_budgets(cfg: EvalConfig, interactive: bool) -> dict[str, float | None]:
+    """Points each dimension is worth under this profile (None: not scored, no interaction)."""
+    b = cfg.budgets
+    return {"rendering": b.rendering, "visual_design": b.visual_design,
+            "functionality": b.functionality if interactive else b.functionality_static,
+            "interaction": b.interaction if interactive else None, "code_quality": b.code_quality}
+
+
 def score(ev: dict, cfg: EvalConfig, interactive: bool) -> dict | None:
     """Points per dimension and the total; None for statuses that are not scored."""
     status = ev.get("status")
     if status not in SCORED_STATUSES:
         return None
-    b = cfg.budgets
+    b = dimension_budgets(cfg, interactive)
     rate = weighted_pass_rate(ev.get("tests") or [])
-    func_budget = b.functionality if interactive else b.functionality_static
     func = rate if rate is not None else _probe_functionality(ev, interactive)
     dims = {
-        "rendering": b.rendering * rendering(ev, status),
-        "visual_design": b.visual_design * visual_design_estimate(ev),
-        "functionality": func_budget * func,
-        "interaction": b.interaction * interaction(ev, cfg) if interactive else None,
-        "code_quality": b.code_quality * code_quality(ev),
+        "rendering": b["rendering"] * rendering(ev, status),
+        "visual_design": b["visual_design"] * visual_design_estimate(ev),
+        "functionality": b["functionality"] * func,
+        "interaction": b["interaction"] * interaction(ev, cfg) if interactive else None,
+        "code_quality": b["code_quality"] * code_quality(ev),
     }
     dims = {k: (round(v, 3) if v is not None else None) for k, v in dims.items()}
     dims["total"] = round(sum(v for v in dims.values() if v is not None), 3)

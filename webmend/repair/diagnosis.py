@@ -9,19 +9,13 @@ from __future__ import annotations
 import json
 
 from webmend.config import EvalConfig
+from webmend.evaluate.scoring import dimension_budgets
 from webmend.schemas.repair import Diagnosis, HistoryEntry
 from webmend.schemas.vocab import DIMENSIONS, VIEWPORTS
 
 MAX_MESSAGES = 10  # console / page errors kept per kind
 _STATIC_KEYS = ("doctype", "title", "lang", "has_viewport_meta", "charset_declared", "libraries", "uses_canvas",
                 "uses_webgl", "uses_raf", "external_resources", "size_bytes", "script_count", "module_scripts")
-
-
-def budgets(cfg: EvalConfig, interactive: bool) -> dict[str, float]:
-    b = cfg.budgets
-    return {"rendering": b.rendering, "visual_design": b.visual_design,
-            "functionality": b.functionality if interactive else b.functionality_static,
-            "interaction": b.interaction if interactive else 0.0, "code_quality": b.code_quality}
 
 
 def diagnose(record: dict, cfg: EvalConfig, history: list[HistoryEntry] | None = None) -> Diagnosis:
@@ -31,7 +25,7 @@ def diagnose(record: dict, cfg: EvalConfig, history: list[HistoryEntry] | None =
     probe = evidence.get("probe") or {}
     events = evidence.get("events") or {}
     dims = {d: score.get(d) for d in DIMENSIONS}
-    shortfall = _shortfall(dims, budgets(cfg, bool(record.get("interactive"))))
+    shortfall = _shortfall(dims, dimension_budgets(cfg, bool(record.get("interactive"))))
     tests = record.get("tests") or []
     return Diagnosis(
         id=record["id"], status=record["status"], total=score.get("total"), state=record.get("state"),
@@ -55,8 +49,8 @@ def diagnose(record: dict, cfg: EvalConfig, history: list[HistoryEntry] | None =
     )
 
 
-def _shortfall(dims: dict, budget: dict[str, float]) -> dict[str, float]:
-    return {d: round(1 - (dims[d] or 0.0) / budget[d], 4) for d in DIMENSIONS if budget[d] > 0 and dims[d] is not None}
+def _shortfall(dims: dict, budget: dict[str, float | None]) -> dict[str, float]:
+    return {d: round(1 - (dims[d] or 0.0) / budget[d], 4) for d in DIMENSIONS if budget[d] and dims[d] is not None}
 
 
 def _messages(items) -> list[str]:
