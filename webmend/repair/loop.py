@@ -27,7 +27,7 @@ from webmend.repair.diagnosis import diagnose
 from webmend.repair.evaluation import evaluate_html
 from webmend.repair.operators import BY_NAME
 from webmend.repair.precheck import precheck
-from webmend.repair.router import route
+from webmend.repair.router import not_repairable, route
 from webmend.schemas.hashing import sha256_hex
 from webmend.schemas.repair import Attempt, HistoryEntry, RepairRecord, RouteDecision
 from webmend.schemas.vocab import DIMENSIONS
@@ -70,7 +70,6 @@ class RepairTrace:
 @dataclass
 class _State:
     checkpoint: Checkpoint
-    best_round: int = 0
     rounds: int = 0
     stale_rounds: int = 0
     attempts: list[Attempt] = field(default_factory=list)
@@ -115,10 +114,9 @@ def _evaluator(item, cfg: RepairConfig, worker, page_id: str, keyframes_to):
 
 def _run_rounds(st: _State, cfg: RepairConfig, llm, evaluate, journal, progress, judge=None) -> str:
     first = diagnose(st.checkpoint.record, cfg.evaluation)
-    gate = route(first, cfg, 0)
-    if gate.strategies == [] and gate.rule.startswith(("unscored", "band ")):
-        st.routes.append(gate)
-        return "unscored" if gate.rule.startswith("unscored") else "not_repaired"
+    if (untouched := not_repairable(first, cfg)) is not None:
+        st.routes.append(route(first, cfg, 0))
+        return untouched[0]
     while True:
         if (st.checkpoint.total or 0.0) >= cfg.target:
             return "target_reached"
@@ -197,7 +195,7 @@ def _try(st: _State, cand: Candidate, round_no: int, n: int, evaluate, cfg: Repa
                       controls_revived=revived, controls_died=died, eval_s=eval_s)
     if verdict.accepted:
         new = Checkpoint(round_no, cand.html, record, parent_hash=st.checkpoint.content_hash)
-        st.checkpoint, st.best_round = new, round_no
+        st.checkpoint = new
         st.checkpoints.append(new)
     return attempt
 
@@ -245,7 +243,7 @@ def _trace(st: _State, original: Checkpoint, stop: str, cfg: RepairConfig, elaps
         original_hash=original.content_hash, final_hash=best.content_hash,
         original_score=original.total, final_score=best.total,
         original_state=original.record.get("state"), final_state=best.record.get("state"),
-        best_round=st.best_round, rounds=st.rounds, stop_reason=stop, attempts=st.attempts, routes=st.routes,
+        best_round=best.round, rounds=st.rounds, stop_reason=stop, attempts=st.attempts, routes=st.routes,
         checkpoints=[_ref(c) for c in [original, *st.checkpoints]],
         score_path=st.score_path, diagnosis=diagnose(original.record, ev),
         final_diagnosis=diagnose(best.record, ev, _history(st)) if best is not original else None,
@@ -271,7 +269,7 @@ def _write_journal(path: str | Path | None, st: _State) -> None:
         return
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
-    line = {"round": st.rounds, "stale_rounds": st.stale_rounds, "best_round": st.best_round,
+    line = {"round": st.rounds, "stale_rounds": st.stale_rounds,
             "checkpoint": {"round": st.checkpoint.round, "html": st.checkpoint.html, "record": st.checkpoint.record,
                            "parent_hash": st.checkpoint.parent_hash},
             "new_checkpoints": [c.content_hash for c in st.checkpoints],
@@ -310,7 +308,7 @@ def _resume(path: str | Path | None, original: Checkpoint) -> _State | None:
         st.routes.append(RouteDecision.model_validate(r["route"]))
         st.score_path.append(r["score"])
     last = rounds[-1]
-    st.rounds, st.stale_rounds, st.best_round = last["round"], last["stale_rounds"], last["best_round"]
+    st.rounds, st.stale_rounds = last["round"], last["stale_rounds"]
     st.seen = set(last["seen"])
     st.rejected_operator_sets = {tuple(s) for s in last["rejected_operator_sets"]}
     st.llm_calls = last["llm_calls"]

@@ -45,15 +45,22 @@ def _missing_features(d: Diagnosis) -> bool:
     return bool(d.failed_tests) or any(r.status in ("missing", "broken") for r in d.requirements)
 
 
+def not_repairable(d: Diagnosis, rcfg: RepairConfig) -> tuple[str, str] | None:
+    """(stop reason, rule) for a page the loop must not touch at all, else None."""
+    if d.status not in SCORED or d.total is None:
+        return "unscored", f"unscored: status {d.status}"
+    if d.state not in rcfg.bands:
+        return "not_repaired", f"band {d.state} is not repaired in this run"
+    return None
+
+
 def route(d: Diagnosis, rcfg: RepairConfig, round_no: int) -> RouteDecision:
     def decide(rule: str, *strategies: str, layer: str | None = None) -> RouteDecision:
         return RouteDecision(round=round_no, state=d.state, strategies=list(strategies)[:rcfg.candidates_per_round],
                              game_layer=layer, rule=rule)
 
-    if d.status not in SCORED or d.total is None:
-        return decide(f"unscored: status {d.status}")
-    if d.state not in rcfg.bands:
-        return decide(f"band {d.state} is not repaired in this run")
+    if (untouched := not_repairable(d, rcfg)) is not None:
+        return decide(untouched[1])
     layer = game_layer(d)
     if d.state == "Low":
         return decide("low: no stable local target, replace", "holistic_rewrite", "feature_completion")
