@@ -16,7 +16,8 @@ from pathlib import Path
 
 from webmend.config import RepairConfig
 from webmend.repair.run import ModelSpec, build_model, repair_input, run_hash
-from webmend.repair.summary import transitions
+from webmend.repair.report import funnel_markdown
+from webmend.repair.summary import mean, transitions
 from webmend.repair.traces import TABLES, write_repair_traces
 from webmend.schemas.vocab import DIMENSIONS
 from webmend.stage.batches import Batch
@@ -109,7 +110,6 @@ def summarize_repair(data_root: str, keys: list[str]) -> dict:
     best = [r for key in keys for r in _rows(root, TABLES[-1], key) if r["is_best"]]
     pages = [{"original_state": r["original_state"], "final_state": r["state"]} for r in best]
     scored = [r for r in best if r["original_score"] is not None]
-    mean = (lambda xs: round(sum(xs) / len(xs), 3) if xs else None)
     return {"pages": len(best), "improved": sum(1 for r in scored if r["score_total"] > r["original_score"]),
             "mean_score_before": mean([r["original_score"] for r in scored]),
             "mean_score_after": mean([r["score_total"] for r in scored]), "transitions": transitions(pages)}
@@ -117,14 +117,8 @@ def summarize_repair(data_root: str, keys: list[str]) -> dict:
 
 def repair_markdown(summary: dict, run_id: str) -> str:
     """The flow's repair artifact: the band funnel (original x final band, counts and row %)."""
-    bands = ("Low", "Mid", "High", "unscored")
     lines = [f"# Repair of {run_id}", "",
              f"{summary['pages']} pages, {summary['improved']} improved; mean score "
              f"{summary['mean_score_before']} -> {summary['mean_score_after']}", "",
-             "| original \\ final | " + " | ".join(bands) + " |", "| --- |" + " --- |" * len(bands)]
-    for row in bands:
-        cells = summary["transitions"].get(row)
-        if cells:
-            lines.append(f"| {row} | " + " | ".join(
-                f"{cells[c]['count']} ({cells[c]['row_pct']}%)" if c in cells else "" for c in bands) + " |")
+             *funnel_markdown(summary["transitions"])]
     return "\n".join(lines) + "\n"

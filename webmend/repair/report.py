@@ -429,6 +429,17 @@ def _md_table(header, rows) -> list[str]:
             *("| " + " | ".join(_md(v) for v in row) + " |" for row in rows)]
 
 
+def funnel_markdown(t: dict) -> list[str]:
+    """The band transition table (summary.transitions) as markdown lines."""
+    cols = [b for b in BANDS if b != UNSCORED or any(UNSCORED in row for row in t.values())]
+    rows = []
+    for row in BANDS:
+        if row in t:
+            rows.append([row, *(f"{t[row][c]['count']} ({t[row][c]['row_pct']:g}%)" if c in t[row] else "·"
+                                for c in cols)])
+    return _md_table(("original \\ final", *cols), rows) if rows else ["No pages."]
+
+
 def report_markdown(source: str | Path | Iterable[dict]) -> str:
     """A short markdown digest of a repair run: headline numbers, the band funnel, the top cases."""
     records = _records(source)
@@ -438,14 +449,7 @@ def report_markdown(source: str | Path | Iterable[dict]) -> str:
              f"{s['pages_improved']} improved, {s['pages_up_a_band']} up a band; "
              f"{s['accepted']}/{s['attempts']} edits accepted ({s['early_rejected']} early-rejected); "
              f"{s['llm_calls']} LLM calls, {_cost(s['cost_usd'])}.", "", "## Band transitions", ""]
-    t = s["transitions"]
-    cols = [b for b in BANDS if b != UNSCORED or any(UNSCORED in row for row in t.values())]
-    rows = []
-    for row in BANDS:
-        if row in t:
-            rows.append([row, *(f"{t[row][c]['count']} ({t[row][c]['row_pct']:g}%)" if c in t[row] else "·"
-                                for c in cols)])
-    lines += _md_table(("original \\ final", *cols), rows) if rows else ["No pages."]
+    lines += funnel_markdown(s["transitions"])
     top = [r for r in _order(records) if (_delta(r) or 0) > 0][:TOP_CASES]
     lines += ["", "## Top cases", ""]
     if top:
@@ -459,4 +463,4 @@ def report_markdown(source: str | Path | Iterable[dict]) -> str:
     return "\n".join(lines) + "\n"
 
 
-__all__ = ["load_records", "render_html", "report_markdown", "write_report"]
+__all__ = ["funnel_markdown", "load_records", "render_html", "report_markdown", "write_report"]

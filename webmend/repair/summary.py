@@ -15,7 +15,7 @@ UNSCORED = "unscored"
 BANDS = (*STATES, UNSCORED)
 
 
-def _mean(xs: list[float]) -> float | None:
+def mean(xs: list[float]) -> float | None:
     return round(sum(xs) / len(xs), 3) if xs else None
 
 
@@ -46,7 +46,7 @@ def lift_by_strategy(records: list[dict]) -> dict[str, dict[str, dict]]:
                 cell[2].append((a["score_after"] or 0.0) - (a["score_before"] or 0.0))
     out: dict[str, dict[str, dict]] = defaultdict(dict)
     for (strategy, state), (n, ok, gains) in sorted(acc.items()):
-        out[strategy][state] = {"attempts": n, "accepted": ok, "mean_gain": _mean(gains)}
+        out[strategy][state] = {"attempts": n, "accepted": ok, "mean_gain": mean(gains)}
     return dict(out)
 
 
@@ -71,8 +71,8 @@ def summarize_repairs(records: Iterable[dict], elapsed_s: float) -> dict:
     return {
         "pages": len(records),
         "stop_reasons": dict(sorted(Counter(r["stop_reason"] for r in records).items())),
-        "mean_score_before": _mean([r["original_score"] for r in scored]),
-        "mean_score_after": _mean([r["final_score"] for r in scored]),
+        "mean_score_before": mean([r["original_score"] for r in scored]),
+        "mean_score_after": mean([r["final_score"] for r in scored]),
         "pages_improved": sum(1 for r in scored if (r["final_score"] or 0) > (r["original_score"] or 0)),
         "pages_up_a_band": sum(1 for r in scored if STATES.index(r["final_state"]) > STATES.index(r["original_state"])),
         "transitions": transitions(records),
