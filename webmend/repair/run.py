@@ -11,7 +11,6 @@ from __future__ import annotations
 import itertools
 import json
 import logging
-import os
 import re
 import time
 from dataclasses import dataclass
@@ -20,7 +19,7 @@ from typing import Callable, Iterable
 
 from webmend.config import RepairConfig
 from webmend.evaluate.inputs import RawInput, match_item
-from webmend.evaluate.run import RESULTS, completed_records, iter_records, write_json_atomic
+from webmend.evaluate.run import RESULTS, completed_records, iter_records, write_json_atomic, write_text_atomic
 from webmend.extract import extract_page
 from webmend.repair.summary import summarize_repairs
 from webmend.repair.traces import write_repair_traces
@@ -136,16 +135,10 @@ def repair_input(raw: RawInput, *, rcfg: RepairConfig, items: dict, evaluations:
     record["config_hash"] = hashed
     if html:
         record["page"] = page_file(raw.id)
-        _write_atomic(out / record["page"], trace.best.html)
+        (out / PAGES).mkdir(parents=True, exist_ok=True)
+        write_text_atomic(out / record["page"], trace.best.html)
     pages = {c.content_hash: c.html for c in [trace.original, *trace.checkpoints]} if html else {}
     return RepairRecord.model_validate(record).model_dump(mode="json"), pages
-
-
-def _write_atomic(path: Path, text: str) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_suffix(f".{os.getpid()}.tmp")
-    tmp.write_text(text, encoding="utf-8")
-    os.replace(tmp, path)
 
 
 def run_repair(inputs: Iterable[RawInput], items: dict, evaluations: dict, rcfg: RepairConfig, out_dir: str | Path,
