@@ -219,3 +219,12 @@ def test_the_spend_cap_stops_the_page_and_keeps_its_checkpoint(server, originals
     trace = repair("counter", originals, cfg, capped, worker)
     assert trace.record["stop_reason"] == "spend_cap" and len(server.requests) == 2
     assert trace.best.html == COUNTER and trace.record["final_score"] == trace.record["original_score"]
+
+
+def test_a_patch_that_breaks_a_script_fails_the_cheap_check_before_any_browser(server, model, originals, worker):
+    cfg = rcfg()
+    server.script(chat_reply(json.dumps({"patches": [{"old_str": "n += 1;", "new_str": "n += ;"}]})))
+    trace = repair("counter", originals, cfg, model(cfg), worker)
+    (attempt,) = trace.record["attempts"]
+    assert attempt["reason"].startswith("cheap check") and "SyntaxError" in attempt["reason"]
+    assert attempt["eval_s"] == 0 and not attempt["accepted"] and trace.best.html == COUNTER
