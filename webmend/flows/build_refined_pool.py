@@ -17,6 +17,7 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from dataclasses import dataclass
 
 from prefect import flow
 from prefect.futures import as_completed
@@ -86,49 +87,59 @@ def build_refined_pool(
         responses = [*(responses or []), generated.responses]
         items = items or items_from_prompts(prompts)
     plan, cfg = tasks.read_corpus(pages or [], responses or [], items, config, data_root, batch_size, run_id, replace)
-    failed = []
-    if plan.pending:
-        # Quiet Dask logs; the workers close their browsers when done (dask_worker.running).
+    repairing = _plan_repair(plan, cfg, data_root, repair_config, repair_rounds, repair_bands, repair_model,
+                             repair_max_cost, replace) if repair else None
+    failed, repair_failed = [], []
+    if plan.pending or (repairing and repairing.plan.pending):
+        # One cluster for both stages: its workers keep their warm browsers from evaluation to
+        # repair. Quiet Dask logs; the workers close their browsers when done (dask_worker.running).
         with dask_worker.running(tasks.dask_runner(dask_address, n_workers)) as runner:
-            cfg_json = cfg.model_dump_json()
-            report = run_stage(
-                plan.pending,
-                submit=lambda batch: runner.submit(tasks.evaluate_batch,
-                                                   parameters={"batch": batch, "cfg_json": cfg_json,
-                                                               "keyframes_to": data_root}),
-                completed=as_completed,
-                commit=lambda batch, records: tasks.write_traces(batch, records, data_root, plan.run_id,
-                                                                 plan.config_hash, replace),
-            )
-            failed = report.failures
+            failed = _evaluate(runner, plan, cfg, data_root, replace)
+            if repairing and not failed:
+                repair_failed = _repair(runner, repairing, data_root, replace)
     summary = tasks.summarize_run(data_root, plan.keys, plan.run_id)
-    if repair and not failed:
-        rcfg = _repair_config(repair_config, cfg, repair_rounds, repair_bands)
-        summary["repair"] = _repair_stage(plan, rcfg, data_root, repair_model, repair_max_cost, replace,
-                                          dask_address, n_workers)
-    if failed:
-        raise RuntimeError(f"{len(failed)} batch(es) failed: " + "; ".join(f"{b.index}: {e!r}"[:200] for b, e in failed))
+    _raise_failures("batch(es)", failed)
+    if repairing:
+        _raise_failures("repair batch(es)", repair_failed)
+        summary["repair"] = {"run_id": repairing.run_id, "batches": len(repairing.plan.batches),
+                             "repaired_batches": len(repairing.plan.pending),
+                             **tasks.summarize_repair(data_root, repairing.plan.keys, repairing.run_id)}
     out = {"run_id": plan.run_id, "batches": len(plan.batches), "evaluated_batches": len(plan.pending), **summary}
     if generated is not None:
         out["generation"] = {"key": generated.key, "generated": generated.generated, **generated.summary}
     return out
 
 
-def _repair_config(path: str | None, cfg, rounds: int, bands: list[str] | None):
-    """The repair config file's settings, with the flow's evaluator config and parameters."""
+def _evaluate(runner, plan, cfg, data_root: str, replace: bool) -> list:
+    cfg_json = cfg.model_dump_json()
+    return run_stage(
+        plan.pending,
+        submit=lambda batch: runner.submit(tasks.evaluate_batch, parameters={
+            "batch": batch, "cfg_json": cfg_json, "keyframes_to": data_root}),
+        completed=as_completed,
+        commit=lambda batch, records: tasks.write_traces(batch, records, data_root, plan.run_id, plan.config_hash,
+                                                         replace),
+    ).failures
+
+
+@dataclass(frozen=True)
+class _Repairing:
+    plan: object  # pool.repair.RepairPlan
+    rcfg_json: str
+    model: object  # pool.repair.ModelSpec | None
+    run_id: str
+
+
+def _plan_repair(plan, cfg, data_root: str, config: str | None, rounds: int, bands: list[str] | None,
+                 model: str | None, max_cost: float | None, replace: bool) -> _Repairing:
+    """The repair batches (one per evaluation batch; committed ones are skipped) and their settings."""
     from webmend.config import RepairConfig, load_model_config
-
-    data = {**load_model_config(path, RepairConfig).model_dump(), "evaluation": cfg.model_dump(), "max_rounds": rounds}
-    if bands:
-        data["bands"] = tuple(bands)
-    return RepairConfig.model_validate(data)
-
-
-def _repair_stage(plan, rcfg, data_root: str, model: str | None, max_cost: float | None, replace: bool,
-                  dask_address: str | None, n_workers: int | None) -> dict:
-    """Repair every evaluated batch on Dask; committed repair batches are skipped (resume)."""
     from webmend.pool import repair as pool_repair
 
+    data = {**load_model_config(config, RepairConfig).model_dump(), "evaluation": cfg.model_dump(), "max_rounds": rounds}
+    if bands:
+        data["bands"] = tuple(bands)
+    rcfg = RepairConfig.model_validate(data)
     spec = None
     if model:
         from webmend.llm.settings import GenerationSettings
@@ -136,23 +147,22 @@ def _repair_stage(plan, rcfg, data_root: str, model: str | None, max_cost: float
         settings = GenerationSettings(max_cost=max_cost, workers=1)
         spec = pool_repair.ModelSpec(model, settings.model_dump_json(), f"{data_root}/_repair/llm-cache")
     rplan = pool_repair.plan_repair(data_root, plan.batches, rcfg, model, replace)
-    run_id = f"{plan.run_id}-repair-{rplan.run_hash[:8]}"
-    failed = []
-    if rplan.pending:
-        with dask_worker.running(tasks.dask_runner(dask_address, n_workers)) as runner:
-            rcfg_json = rcfg.model_dump_json()
-            report = run_stage(
-                rplan.pending,
-                submit=lambda batch: runner.submit(tasks.repair_batch, parameters={
-                    "batch": batch, "rcfg_json": rcfg_json, "data_root": data_root, "model": spec}),
-                completed=as_completed,
-                commit=lambda batch, results: tasks.write_repair_traces(batch, results, data_root, run_id, replace),
-            )
-            failed = report.failures
+    return _Repairing(rplan, rcfg.model_dump_json(), spec, f"{plan.run_id}-repair-{rplan.run_hash[:8]}")
+
+
+def _repair(runner, r: _Repairing, data_root: str, replace: bool) -> list:
+    return run_stage(
+        r.plan.pending,
+        submit=lambda batch: runner.submit(tasks.repair_batch, parameters={
+            "batch": batch, "rcfg_json": r.rcfg_json, "data_root": data_root, "model": r.model}),
+        completed=as_completed,
+        commit=lambda batch, results: tasks.write_repair_traces(batch, results, data_root, r.run_id, replace),
+    ).failures
+
+
+def _raise_failures(what: str, failed: list) -> None:
     if failed:
-        raise RuntimeError(f"{len(failed)} repair batch(es) failed: " + "; ".join(f"{b.index}: {e!r}"[:200] for b, e in failed))
-    return {"run_id": run_id, "batches": len(rplan.batches), "repaired_batches": len(rplan.pending),
-            **tasks.summarize_repair(data_root, [b.key for b in rplan.batches], run_id)}
+        raise RuntimeError(f"{len(failed)} {what} failed: " + "; ".join(f"{b.index}: {e!r}"[:200] for b, e in failed))
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -34,6 +34,10 @@ class RepairPlan:
     batches: tuple[Batch, ...]  # one per evaluation batch: (evaluation key, page jobs)
     pending: tuple[Batch, ...]
 
+    @property
+    def keys(self) -> list[str]:
+        return [b.key for b in self.batches]
+
 
 def plan_repair(root: str, eval_batches, rcfg: RepairConfig, model: str | None, replace: bool = False) -> RepairPlan:
     """Repair batches mirroring the evaluation batches; items are (evaluation key, PageJob)."""
