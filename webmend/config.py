@@ -34,10 +34,16 @@ class Limits(_Frozen):
     settle_ms: int = 100  # page time advanced after every action
     max_wait_ms: int = 30_000  # a single `wait` step is clamped to this much page time
     wait_for_poll_ms: int = 100
-    page_wall_s: float = 60.0  # whole page wall-clock cap: this much for the probe ...
+    page_wall_s: float = 60.0  # whole page wall-clock budget, retries included: this much for the probe ...
     test_wall_s: float = 15.0  # ... plus this much per test case
     gl_wall_factor: float = 2.0  # wall-clock caps (step and page) are this much larger for WebGL pages
     step_wall_s: float = 8.0  # one browser call; beyond this the page is treated as hung
+    # A page's cleanup (stopping its script, closing its context) may run this long past its
+    # budget; beyond it the browser is killed and relaunched (docs/sandbox.md: the overshoot).
+    overrun_grace_s: float = 15.0
+    # A page that hung is evaluated once more (step cap doubled, same page budget) only when the
+    # first attempt used at most this share of the budget: a retry must be able to finish.
+    hang_retry_max_share: float = 0.5
     js_heap_mb: int = 256  # V8 old-space cap per renderer: a memory bomb crashes its renderer
     max_dom_nodes: int = 60_000
     max_console_messages: int = 200  # stored; the rest are only counted

@@ -11,6 +11,7 @@ import functools
 import logging
 import os
 import shutil
+import signal
 import stat
 import subprocess
 import sys
@@ -172,11 +173,61 @@ def launch_args(js_heap_mb: int, profile: str = "raster", mirror_port: int | Non
         # mirror endpoint stands in for public CDNs, so it is declared public (and only it).
         extra.append(f"--ip-address-space-overrides=127.0.0.1:{mirror_port}=public")
     args = [*OFFLINE_FLAGS, f"--host-resolver-rules={rules}", f"--proxy-bypass-list={bypass}",
-            *PROFILES[profile], f"--js-flags=--max-old-space-size={js_heap_mb}", *extra]
+            *PROFILES[profile], f"--js-flags=--max-old-space-size={js_heap_mb}", *extra, profile_marker(profile)]
     if mirror_spki:
         # Trust exactly the mirror server's key (webmend.cdn.serve.make_certificate).
         args.append(f"--ignore-certificate-errors-spki-list={mirror_spki}")
     return args
+
+
+def profile_marker(profile: str) -> str:
+    """A switch Chromium ignores, so this worker can find the browser process of a profile in
+    /proc (kill_browser) without asking the browser, which may be too busy to answer."""
+    return f"--webmend-profile={profile}"
+
+
+def _parents() -> dict[int, int]:
+    parents: dict[int, int] = {}
+    for path in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            parents[int(path.parent.name)] = int(path.read_text().rsplit(")", 1)[1].split()[1])
+        except (OSError, IndexError, ValueError):
+            continue
+    return parents
+
+
+def _under(pid: int, root: int, parents: dict[int, int]) -> bool:
+    hops = 0
+    while pid not in (0, 1) and hops < 64:
+        if pid == root:
+            return True
+        pid, hops = parents.get(pid, 0), hops + 1
+    return False
+
+
+def kill_browser(profile: str, root: int | None = None) -> int:
+    """SIGKILL the `profile` browser that `root` (this process by default) started, with every
+    process below it (renderers, the GPU process, its mirror server). Returns how many went.
+
+    Closing a browser politely waits for its GPU process, which may be minutes behind on a heavy
+    WebGL page; a kill frees the worker at once."""
+    root = os.getpid() if root is None else root
+    parents = _parents()
+    marker = profile_marker(profile).encode()
+    tops = []
+    for pid in parents:
+        try:
+            if marker in Path(f"/proc/{pid}/cmdline").read_bytes() and _under(pid, root, parents):
+                tops.append(pid)
+        except OSError:
+            continue
+    doomed = {pid for pid in parents if any(_under(pid, top, parents) for top in tops)}
+    for pid in doomed:
+        try:
+            os.kill(pid, signal.SIGKILL)
+        except OSError:
+            pass
+    return len(doomed)
 
 
 def process_tree_cpu(root: int | None = None) -> dict[int, float]:

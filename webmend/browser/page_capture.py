@@ -9,7 +9,7 @@ import io
 import numpy as np
 from PIL import Image
 
-from webmend.browser.page_errors import PageCrashed, PageHung
+from webmend.browser.page_errors import BudgetExhausted, PageCrashed, PageHung
 from webmend.config import Viewport
 
 THUMB_SIZE = (160, 90)
@@ -49,7 +49,7 @@ class PageCapture:
         for attempt in range(3):
             try:
                 return await self.guard(self.cdp.send("Page.captureScreenshot", params), "screenshot")
-            except (PageHung, PageCrashed):
+            except (PageHung, PageCrashed, BudgetExhausted):
                 raise
             except Exception:
                 if attempt == 2:

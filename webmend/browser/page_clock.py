@@ -5,7 +5,7 @@ from __future__ import annotations
 import asyncio
 import logging
 
-from webmend.browser.page_errors import PageCrashed, PageHung
+from webmend.browser.page_errors import BudgetExhausted, PageCrashed, PageHung
 from webmend.browser.page_scripts import CLOCK_KEY
 
 log = logging.getLogger(__name__)
@@ -42,7 +42,7 @@ class PageClock:
                 res = await self.guard(self.cdp.send("Runtime.evaluate", {
                     "expression": f"window.{CLOCK_KEY}.runFor({chunk})", "awaitPromise": True, "returnByValue": True,
                 }), f"run_for {chunk}")
-            except (PageHung, PageCrashed):
+            except (PageHung, PageCrashed, BudgetExhausted):
                 raise
             except Exception as exc:  # "Execution context was destroyed" and the like
                 log.debug("clock run interrupted: %s", exc)

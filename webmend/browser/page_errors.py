@@ -7,6 +7,14 @@ class PageHung(Exception):
     """A browser call exceeded its wall-clock cap: the page is stuck (usually a JS loop)."""
 
 
+class BudgetExhausted(Exception):
+    """The page used up its whole wall-clock budget (limits.page_wall_s + test_wall_s per test).
+
+    Not a hang: the page may be busy but legitimate (heavy WebGL on a software renderer). Every
+    guarded call after this raises it at once, so each layer stops and keeps what it gathered.
+    """
+
+
 class PageCrashed(Exception):
     """The renderer died (out of memory, or killed)."""
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from webmend.browser.page_errors import JsError, PageCrashed, PageHung
+from webmend.browser.page_errors import BudgetExhausted, JsError, PageCrashed, PageHung
 from webmend.browser.page_scripts import PROBES_JS
 
 
@@ -32,7 +32,7 @@ class PageWorlds:
                 if self._world is None:
                     await self._make_world()
                 return await self.guard(self.cdp.send("Runtime.evaluate", {**params, "contextId": self._world}), what)
-            except (PageHung, PageCrashed):
+            except (PageHung, PageCrashed, BudgetExhausted):
                 raise
             except Exception as exc:
                 if attempt == 0 and "context" in str(exc).lower():

@@ -9,13 +9,14 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import time
 from dataclasses import dataclass
 
 from webmend.browser.evidence import PageEvents
 from webmend.browser.network import RequestPolicy, page_url
 from webmend.browser.page_capture import PageCapture
 from webmend.browser.page_clock import PageClock
-from webmend.browser.page_errors import PageCrashed, PageHung
+from webmend.browser.page_errors import BudgetExhausted, PageCrashed, PageHung
 from webmend.browser.page_input import PageInput
 from webmend.browser.page_scripts import CLOCK_JS, CLOCK_KEY, INIT_JS, OBSERVE_JS
 from webmend.browser.page_worlds import PageWorlds
@@ -32,6 +33,15 @@ class PageShared:
     policy: RequestPolicy
     events: PageEvents
     step_wall_s: float
+    # time.monotonic() by which the whole page must be done (None: no page budget, tests only).
+    # No guarded call may outlive it, so wall time a busy GPU process takes counts against the page.
+    deadline: float | None = None
+    exhausted_during: str | None = None  # the call that was running when the budget ran out
+
+    def step_cap_s(self) -> float:
+        if self.deadline is None:
+            return self.step_wall_s
+        return min(self.step_wall_s, self.deadline - time.monotonic())
 
 
 class PageSession(PageClock, PageWorlds, PageCapture, PageInput):
@@ -204,13 +214,23 @@ class PageSession(PageClock, PageWorlds, PageCapture, PageInput):
 
     # ---- guarded calls -----------------------------------------------------------------
     async def guard(self, coro, what: str):
+        shared = self.shared
         if self.crashed:
             coro.close()
             raise PageCrashed(what)
+        cap = shared.step_cap_s()
+        if shared.exhausted_during is not None or cap <= 0:
+            coro.close()
+            shared.exhausted_during = shared.exhausted_during or what
+            raise BudgetExhausted(shared.exhausted_during)
         try:
-            return await asyncio.wait_for(coro, timeout=self.shared.step_wall_s)
+            return await asyncio.wait_for(coro, timeout=cap)
         except asyncio.TimeoutError:
-            self.shared.events.hangs.append(what)
+            if cap < shared.step_wall_s:  # the page's budget ended this call, not the hang cap
+                # No terminateExecution: the browser is killed next (evaluate.page), at once.
+                shared.exhausted_during = what
+                raise BudgetExhausted(what) from None
+            shared.events.hangs.append(what)
             await self._stop_scripts()
             raise PageHung(what) from None
         except Exception as exc:

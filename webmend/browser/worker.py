@@ -16,7 +16,7 @@ from importlib.metadata import version
 
 from playwright.async_api import async_playwright
 
-from webmend.browser.launch import PROFILES, launch_args, resolve_launch
+from webmend.browser.launch import PROFILES, kill_browser, launch_args, resolve_launch
 from webmend.browser.mirror import MirrorServer
 from webmend.config import EvalConfig
 
@@ -65,10 +65,14 @@ class BrowserWorker:
             return fut.result(timeout=wall_s)
         except concurrent.futures.TimeoutError:
             fut.cancel()
-            # The job's own cleanup runs on cancellation; if Chromium is wedged, start afresh.
-            if not self._responsive(profile):
-                self._restart(profile)
-            raise WallTimeout(f"page exceeded {wall_s:.0f}s wall-clock cap") from None
+            # The job did not stop by its own deadline: whatever holds it (a wedged renderer or
+            # GPU process) goes with the browser, so the worker is free for the next page.
+            self._restart(profile)
+            raise WallTimeout(f"page exceeded its {wall_s:.0f} s wall-clock cap") from None
+
+    def recycle(self, profile: str) -> None:
+        """Kill the `profile` browser (the next page launches a fresh one)."""
+        self._restart(profile, why="relaunching Chromium after a page that used up its budget")
 
     async def _run(self, job, profile: str):
         browser = await self._ensure_browser(profile)
@@ -120,29 +124,17 @@ class BrowserWorker:
     def ensure_started(self) -> None:
         asyncio.run_coroutine_threadsafe(self._ensure_browser(), self._loop).result(timeout=90)
 
-    def _responsive(self, profile: str) -> bool:
-        browser = self._browsers.get(profile)
-
-        async def ping():
-            ctx = await browser.new_context()
-            await ctx.close()
-
-        if browser is None:
-            return False
-        try:
-            asyncio.run_coroutine_threadsafe(asyncio.wait_for(ping(), 10), self._loop).result(timeout=15)
-            return True
-        except Exception:
-            return False
-
-    def _restart(self, profile: str) -> None:
-        log.warning("restarting a stuck Chromium")
+    def _restart(self, profile: str, why: str = "restarting a stuck Chromium") -> None:
+        """Kill the `profile` browser outright; its Playwright handle is closed afterwards (by
+        then it only notices the process is gone)."""
+        log.warning(why)
 
         async def kill():
             browser = self._browsers.pop(profile, None)
             if browser is not None:
+                kill_browser(profile)
                 try:
-                    await asyncio.wait_for(browser.close(), 10)
+                    await asyncio.wait_for(browser.close(), 5)
                 except Exception as exc:
                     log.warning("browser close failed: %s", exc)
 

@@ -9,16 +9,17 @@ from __future__ import annotations
 import functools
 import logging
 import time
+from dataclasses import dataclass
 from pathlib import Path
 
 from webmend.browser.evidence import PageEvents
 from webmend.browser.network import NetworkLog, RequestPolicy
 from webmend.browser.session import PageSession, PageShared
 from webmend.browser.worker import BrowserDied, BrowserWorker, WallTimeout, get_worker
-from webmend.config import EvalConfig
+from webmend.config import EvalConfig, Limits
 from webmend.evaluate.experience import run_experience
 from webmend.evaluate.static_facts import static_facts
-from webmend.evaluate.testcases import failed_at_load, run_test_case
+from webmend.evaluate.testcases import failed_at_load, not_run, run_test_case
 
 log = logging.getLogger(__name__)
 
@@ -53,12 +54,39 @@ def mirror_hash(cfg: EvalConfig) -> str | None:
     return mirror.mirror_hash if mirror is not None else None
 
 
+@dataclass(frozen=True)
+class PageBudget:
+    """The whole page's wall-clock budget, every attempt and browser profile included.
+
+    limits.page_wall_s for the probe plus limits.test_wall_s per test case, times
+    limits.gl_wall_factor for WebGL pages, counted from the start of the page: a page that turns
+    out to need the gl browser, or a retry, spends from the same budget.
+    """
+
+    start: float  # time.monotonic()
+    limits: Limits
+    cases: int
+
+    def seconds(self, profile: str) -> float:
+        base = self.limits.page_wall_s + self.limits.test_wall_s * self.cases
+        return base * (self.limits.gl_wall_factor if profile == "gl" else 1)
+
+    def deadline(self, profile: str) -> float:
+        return self.start + self.seconds(profile)
+
+    def used_share(self, profile: str) -> float:
+        return (time.monotonic() - self.start) / self.seconds(profile)
+
+
 def evaluate_page(html: str, cfg: EvalConfig, item: dict | None = None, worker: BrowserWorker | None = None,
                   must_pass: frozenset[str] = frozenset()) -> dict:
     """Experience one page and run its test cases. Returns status, flags, evidence and test records.
 
-    A page that hits the wall-clock cap is retried once with doubled budgets; only then does it
-    get the `timeout` status. This is the only place where a verdict may depend on machine speed.
+    The page gets one wall-clock budget (PageBudget). A page that uses it up stops where it is and
+    gets the `timeout` status with the evidence gathered so far; its browser is relaunched, so
+    nothing it queued (GPU work) reaches the next page. A page that hung is evaluated once more
+    with a doubled step cap, from the same budget, when the first attempt left room for it.
+    Only these time limits make a verdict depend on machine speed.
     must_pass: ids of test cases run first; the first of them to fail raises EarlyRejected. Every
     test case runs on its own fresh document (own origin, empty storage, its own page clock), so
     running some first changes no verdict.
@@ -67,54 +95,54 @@ def evaluate_page(html: str, cfg: EvalConfig, item: dict | None = None, worker: 
     started = time.perf_counter()
     facts = static_facts(html)
     cases = [c for c in (item or {}).get("test_cases") or [] if isinstance(c, dict)]
-    result = None
-    for scale in (1, 2):
-        try:
-            result = _run_once(worker, html, cfg, cases, scale, "gl" if facts.get("uses_webgl") else "raster",
-                               must_pass)
-        except EarlyRejected as exc:
-            exc.elapsed_s = time.perf_counter() - started
-            raise
-        except WallTimeout as exc:
-            log.warning("page timed out (budget x%d): %s", scale, exc)
-            continue
-        if result["status"] != "hang":  # a hang is a time limit too: it gets the same retry
-            break
-    if result is None:
-        return {"status": "timeout", "reason": "page exceeded its wall-clock cap twice (budget doubled on retry)",
-                "flags": ["retried"], "static": facts, "elapsed_s": time.perf_counter() - started}
+    budget = PageBudget(time.monotonic(), cfg.limits, len(cases))
+    profile = "gl" if facts.get("uses_webgl") else "raster"
+    try:
+        result = _run_once(worker, html, cfg, cases, 1, profile, must_pass, budget)
+        if result["status"] == "hang" and budget.used_share(result["profile"]) <= cfg.limits.hang_retry_max_share:
+            # Under load a slow step can pass for a hang; a real loop hangs again, cheaply.
+            again = _run_once(worker, html, cfg, cases, 2, result["profile"], must_pass, budget)
+            result = again if again["status"] != "timeout" else result
+            result["flags"].append("retried")
+    except EarlyRejected as exc:
+        exc.elapsed_s = time.perf_counter() - started
+        raise
+    except WallTimeout as exc:
+        log.warning("page overran its budget and its cleanup grace: %s", exc)
+        result = {"status": "timeout", "flags": [],
+                  "reason": f"{exc}; the browser was relaunched and no evidence could be kept"}
     result["static"] = facts
-    if scale > 1:
-        result["flags"].append("retried")
     result["elapsed_s"] = time.perf_counter() - started
     return result
 
 
 def _run_once(worker: BrowserWorker, html: str, cfg: EvalConfig, cases: list, scale: int, profile: str,
-              must_pass: frozenset[str] = frozenset()) -> dict:
+              must_pass: frozenset[str], budget: PageBudget) -> dict:
     """One attempt; a browser that died under the page is replaced and the page run again.
 
     A page that turned out to draw with WebGL in the raster browser is run again in the gl one
     (see launch.PROFILES), so the verdict never depends on which browser the code scan chose.
     """
     try:
-        result = _run(worker, html, cfg, cases, scale, profile, must_pass)
+        result = _run(worker, html, cfg, cases, scale, profile, must_pass, budget)
     except BrowserDied as exc:
         log.warning("browser died during a page (%s); relaunching and retrying", exc)
-        result = _run(worker, html, cfg, cases, scale, profile, must_pass)
+        result = _run(worker, html, cfg, cases, scale, profile, must_pass, budget)
+    if result["status"] == "timeout":
+        return result
     if profile == "raster" and result["events"]["webgl_documents"]:
         log.info("page uses WebGL at run time; evaluating it again in the gl browser")
-        return _run_once(worker, html, cfg, cases, scale, "gl", must_pass)
+        return _run_once(worker, html, cfg, cases, scale, "gl", must_pass, budget)
     if cfg.skip_hidden_draws and result["events"]["contained"].get("gl_skip_diverged"):
         # Skipping hidden WebGL frames changed what could be seen (clock.js): render every frame.
         log.info("hidden-frame skipping diverged on this page; evaluating it again with every frame drawn")
         return _run_once(worker, html, cfg.model_copy(update={"skip_hidden_draws": False}), cases, scale, profile,
-                         must_pass)
+                         must_pass, budget)
     return result
 
 
 def _run(worker: BrowserWorker, html: str, cfg: EvalConfig, cases: list, scale: int, profile: str,
-         must_pass: frozenset[str] = frozenset()) -> dict:
+         must_pass: frozenset[str], budget: PageBudget) -> dict:
     mirror = load_mirror(cfg.cdn_dir)
     events = PageEvents(max_messages=cfg.limits.max_console_messages)
     net = NetworkLog()
@@ -122,7 +150,8 @@ def _run(worker: BrowserWorker, html: str, cfg: EvalConfig, cases: list, scale: 
     # Software-rendered WebGL makes every real frame dear (SwiftShader): gl pages get more wall
     # time per step before a slow frame is mistaken for a hang.
     scale *= cfg.limits.gl_wall_factor if profile == "gl" else 1
-    shared = PageShared(cfg=cfg, policy=policy, events=events, step_wall_s=cfg.limits.step_wall_s * scale)
+    shared = PageShared(cfg=cfg, policy=policy, events=events, step_wall_s=cfg.limits.step_wall_s * scale,
+                        deadline=budget.deadline(profile))
 
     async def job(browser):
         policy.mirror_port = worker.mirror_port(browser)
@@ -131,20 +160,26 @@ def _run(worker: BrowserWorker, html: str, cfg: EvalConfig, cases: list, scale: 
             await session.open()
             done = await _run_first(session, cases, must_pass)
             probe, experience, frames = await run_experience(session)
-            if profile == "raster" and events.webgl_documents:
+            if profile == "raster" and events.webgl_documents and shared.exhausted_during is None:
                 return probe, experience, frames, []  # to be run again in the gl browser (see _run_once)
             if probe.get("load_hang") or probe.get("crash_during") == "load":
                 # Loading is deterministic: every fresh load would hang or crash the same way.
                 why = "page hung during load (infinite loop?)" if probe.get("load_hang") else "renderer crashed during load"
                 return probe, experience, frames, [failed_at_load(case, why) for case in cases]
-            tests = [done.get(i) or await run_test_case(session, case, i + 1) for i, case in enumerate(cases)]
-            return probe, experience, frames, tests
+            return probe, experience, frames, await _run_tests(session, cases, done)
         finally:
-            await session.close()
+            if shared.exhausted_during is None:  # otherwise the whole browser goes (below)
+                await session.close()
 
-    wall_s = (cfg.limits.page_wall_s + cfg.limits.test_wall_s * len(cases)) * scale
-    probe, experience, frames, tests = worker.run(job, wall_s=wall_s, profile=profile)
+    wall_s = shared.deadline - time.monotonic() + cfg.limits.overrun_grace_s
+    probe, experience, frames, tests = worker.run(job, wall_s=max(wall_s, 1.0), profile=profile)
+    if shared.exhausted_during is not None:
+        worker.recycle(profile)  # drop whatever the page left queued (GPU frames, timers)
     status, reason, flags = classify(probe, events, net, cfg)
+    if status == "ok" and shared.exhausted_during is not None:
+        status = "timeout"
+        reason = (f"the page used its whole wall-clock budget ({budget.seconds(profile):.0f} s) during: "
+                  f"{shared.exhausted_during}; the evidence gathered until then is kept")
     return {
         "status": status,
         "reason": reason,
@@ -160,12 +195,26 @@ def _run(worker: BrowserWorker, html: str, cfg: EvalConfig, cases: list, scale: 
     }
 
 
+async def _run_tests(session: PageSession, cases: list, done: dict[int, dict]) -> list[dict]:
+    """Every test case on its own fresh document; once the budget is gone the rest are not run."""
+    tests = []
+    for i, case in enumerate(cases):
+        spent = session.shared.exhausted_during
+        if spent is not None and i not in done:
+            tests.append(not_run(case, f"the page's wall-clock budget ran out during {spent}"))
+        else:
+            tests.append(done.get(i) or await run_test_case(session, case, i + 1))
+    return tests
+
+
 async def _run_first(session: PageSession, cases: list, must_pass: frozenset[str]) -> dict[int, dict]:
     """Run the `must_pass` test cases before anything else; raise at the first that fails."""
     done: dict[int, dict] = {}
     for i, case in enumerate(cases):
         if str(case.get("id", "")) in must_pass:
             done[i] = await run_test_case(session, case, i + 1)  # same document index as in the full run
+            if session.shared.exhausted_during is not None:
+                return done  # out of time is not a regression: the caller gets the timeout
             if not done[i]["passed"]:
                 raise EarlyRejected(done[i])
     return done

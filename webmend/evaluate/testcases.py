@@ -11,7 +11,7 @@ import json
 import logging
 import re
 
-from webmend.browser.page_errors import JsError, PageCrashed, PageHung
+from webmend.browser.page_errors import BudgetExhausted, JsError, PageCrashed, PageHung
 from webmend.browser.session import PageSession
 from webmend.evaluate.keys import normalize_key
 from webmend.evaluate.similarity import is_blank, screenshot_diff
@@ -86,7 +86,7 @@ class StepRunner:
         """A guarded browser call; its failure (not a hang or crash) fails the step."""
         try:
             return await self.s.guard(coro, what)
-        except (PageHung, PageCrashed):
+        except (PageHung, PageCrashed, BudgetExhausted):
             raise
         except Exception as exc:
             raise StepFailed(f"{label or what}: {_short(exc)}") from None
@@ -250,7 +250,7 @@ class StepRunner:
                     return ""
                 raise StepFailed(f"no visible match for {selector!r}")
             return await self.s.guard(loc.inner_text(timeout=ACTION_TIMEOUT_MS), "inner_text")
-        except (PageHung, PageCrashed, StepFailed):
+        except (PageHung, PageCrashed, BudgetExhausted, StepFailed):
             raise
         except Exception as exc:
             raise StepFailed(f"text of {selector!r}: {_short(exc)}") from None
@@ -341,6 +341,13 @@ def _new_record(case: dict) -> dict:
     }
 
 
+def not_run(case: dict, why: str) -> dict:
+    """A test case the page's budget left no time for: failed, at no step, with the reason."""
+    record = _new_record(case)
+    record.update(error=f"not run: {why}")
+    return record
+
+
 def failed_at_load(case: dict, why: str) -> dict:
     record = _new_record(case)
     record.update(failed_action="load", error=why)
@@ -366,6 +373,8 @@ async def run_test_case(session: PageSession, case: dict, doc_index: int) -> dic
         _fail(record, index, steps, str(exc))
     except PageHung as exc:
         _fail(record, index, steps, f"page hung during {exc} (infinite loop?)")
+    except BudgetExhausted as exc:
+        _fail(record, index, steps, f"not finished: the page's wall-clock budget ran out during {exc}")
     except PageCrashed as exc:
         _fail(record, index, steps, f"renderer crashed during {exc}")
     except Exception as exc:  # a browser-level failure fails this case, not the whole page

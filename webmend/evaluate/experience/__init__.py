@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import logging
 
-from webmend.browser.page_errors import PageCrashed, PageHung
+from webmend.browser.page_errors import BudgetExhausted, PageCrashed, PageHung
 from webmend.browser.session import PageSession
 from webmend.browser.tamper import find_tampering
 from webmend.evaluate.experience import state
@@ -60,6 +60,8 @@ async def run_experience(s: PageSession) -> tuple[dict, dict, list[Keyframe]]:
         ev["crash_during"] = str(exc)
     except PageHung as exc:
         ev["steps_hung"].append(str(exc))
+    except BudgetExhausted as exc:  # the page's wall-clock budget ran out: keep what was gathered
+        ev["budget_exhausted_during"] = str(exc)
     except Exception as exc:  # keep what was gathered; the reason is part of the evidence
         log.warning("experience stopped early: %s", exc, exc_info=log.isEnabledFor(logging.DEBUG))
         ev["probe_error"] = f"{type(exc).__name__}: {str(exc).splitlines()[0][:200] if str(exc) else ''}"

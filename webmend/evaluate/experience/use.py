@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 import logging
 
-from webmend.browser.page_errors import PageCrashed, PageHung
+from webmend.browser.page_errors import BudgetExhausted, PageCrashed, PageHung
 from webmend.browser.session import PageSession
 from webmend.evaluate.experience import state
 from webmend.evaluate.experience.trace import Trace
@@ -117,7 +117,7 @@ async def _try_control(s: PageSession, tr: Trace, c: dict, pixels: bool, known: 
     except PageHung:
         out["hung"] = True  # the control started a runaway script; it was stopped, and the probe goes on
         want_pair = False
-    except PageCrashed:
+    except (PageCrashed, BudgetExhausted):
         raise
     except Exception as exc:
         out["error"] = str(exc).splitlines()[0][:160] if str(exc) else type(exc).__name__
@@ -293,7 +293,7 @@ async def _submit_form(s: PageSession, tr: Trace, form: dict) -> dict:
         out["changed"] = out["latency_ms"] is not None
     except PageHung:
         out["hung"] = True
-    except PageCrashed:
+    except (PageCrashed, BudgetExhausted):
         raise
     except Exception as exc:
         out["error"] = str(exc).splitlines()[0][:160]
