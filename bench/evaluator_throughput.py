@@ -1,19 +1,23 @@
-"""Evaluator throughput on the committed benchmark corpus (data/bench), against a baseline.
+"""Evaluator throughput on the committed benchmark corpus (data/bench), against today's runner.
 
-Baseline = the same runner with browser reuse and virtual time switched off (a browser per page,
-real sleeping in waits). Both run with the same number of worker processes, one after the other,
-in this one invocation, and the ratios are printed. --quick runs the baseline on a stratified
-subset (one typical working page per family, QUICK_PAGES), since real-time waits make it slow.
+Arms, one after the other in this one invocation, with the same number of worker processes:
 
-The fast run is the full experience protocol (layers 1-4, docs/experience.md) plus the test cases;
-it reports the share of pages that needed layer 3. A third arm runs layers 1-2 only (no rollout,
-no keyframes) on the baseline's pages, so the cost of layers 3-4 shows beside it.
+* `fast`: this checkout's runner (the full experience protocol, layers 1-4, plus the test cases);
+* `today`: the runner at a pinned commit (`--against`, default TODAY_COMMIT: main before the
+  2026-12-02 evaluation-cost work), exported with `git archive` to a temporary folder and run by
+  this same script in a subprocess, so both arms are measured the same way;
+* with `--realtime-baseline`, the older baseline: this runner with browser reuse and virtual time
+  off (a browser per page, real sleeping), on the QUICK_PAGES subset under `--quick`.
 
-CPU seconds are counted two ways: for the run's own process tree (worker processes, their
-Playwright drivers and every Chromium process, sampled from /proc during the run) and
-machine-wide (from /proc/stat, which includes anything else running on the machine).
+CPU seconds are counted for the run's own process tree (worker processes, their Playwright drivers
+and every Chromium process, sampled from /proc during the run) and machine-wide (/proc/stat,
+which includes anything else running). Per page, each worker process measures its own process
+tree around the page (processes that exit during the page, such as a killed browser, are missed,
+so per-page figures undercount slightly); medians per family come from those.
+The public reference runner's 2.6 pages/min (held-out set, same concurrency, issue 13) is printed
+as a fixed comparison: it is not installed here.
 
-    .venv/bin/python bench/evaluator_throughput.py [--quick] [--workers 2] [--limit N]
+    .venv/bin/python bench/evaluator_throughput.py [--workers 2] [--family F] [--against REV | --no-today]
 """
 
 from __future__ import annotations
@@ -21,6 +25,8 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import statistics
+import subprocess
 import sys
 import tempfile
 import threading
@@ -29,7 +35,9 @@ from collections import defaultdict
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
+# The `today` arm runs this script against another copy of the code (see today_arm).
+CODE = Path(os.environ.get("WEBMEND_BENCH_CODE") or ROOT)
+sys.path.insert(0, str(CODE))
 
 from webmend.browser.launch import process_tree_cpu  # noqa: E402
 from webmend.config import EvalConfig  # noqa: E402
@@ -38,6 +46,38 @@ from webmend.evaluate.run import iter_records, run_evaluation  # noqa: E402
 
 BENCH = ROOT / "data" / "bench"
 THREE_D = "three_d_webgl"
+TODAY_COMMIT = "83a117a"  # main at the start of 2026-12-02: the runner issue 13 measured
+REFERENCE_PAGES_PER_MIN = 2.6  # the public reference runner, held-out set, 2 workers (issue 13)
+TARGET_PAGES_PER_MIN = 10.0  # 4x the reference (issue 13)
+PAGE_CPU_LOG = "WEBMEND_BENCH_PAGE_CPU"  # folder where worker processes log CPU-s per page
+
+
+def _log_page_cpu() -> None:
+    """In a worker process: wrap evaluate_input so each page's process-tree CPU is logged.
+
+    Worker processes are spawned and import this script as their main module, so this runs in
+    each of them (and in this process, for --workers 1)."""
+    if not os.environ.get(PAGE_CPU_LOG):
+        return
+    import webmend.evaluate.records as records
+
+    inner = records.evaluate_input
+    if getattr(inner, "_bench_wrapped", False):
+        return
+
+    def measured(raw, *args, **kwargs):
+        before = sum(process_tree_cpu().values())
+        record = inner(raw, *args, **kwargs)
+        used = sum(process_tree_cpu().values()) - before
+        with open(Path(os.environ[PAGE_CPU_LOG]) / f"{os.getpid()}.jsonl", "a") as fh:
+            fh.write(json.dumps({"id": raw.id, "cpu_s": round(used, 3)}) + "\n")
+        return record
+
+    measured._bench_wrapped = True
+    records.evaluate_input = measured
+
+
+_log_page_cpu()
 
 
 def busy_cpu_seconds() -> float:
@@ -89,16 +129,30 @@ class TreeCpu:
 
 def run(paths: list[Path], items: dict, cfg: EvalConfig, workers: int) -> dict:
     with tempfile.TemporaryDirectory(prefix="webmend-bench-") as out:
+        cpu_log = Path(out) / "page_cpu"
+        cpu_log.mkdir()
+        os.environ[PAGE_CPU_LOG] = str(cpu_log)
+        _log_page_cpu()
         cpu0, t0 = busy_cpu_seconds(), time.perf_counter()
         with TreeCpu() as tree:
             run_evaluation(iter_pages(paths), items, cfg, out, workers=workers)
         wall, cpu, tree_cpu = time.perf_counter() - t0, busy_cpu_seconds() - cpu0, tree.seconds
         records = list(iter_records(Path(out) / "results.jsonl"))
-    fam = defaultdict(lambda: {"pages": 0, "elapsed_s": 0.0})
+        page_cpu = {}
+        for f in cpu_log.glob("*.jsonl"):
+            for line in f.read_text().splitlines():
+                row = json.loads(line)
+                page_cpu[row["id"]] = row["cpu_s"]
+    fam = defaultdict(lambda: {"pages": 0, "elapsed_s": 0.0, "cpu": []})
+    family_cpu = defaultdict(list)
     for rec in records:
-        key = THREE_D if (rec.get("item") or {}).get("category") == THREE_D else "other"
+        category = (rec.get("item") or {}).get("category")
+        key = THREE_D if category == THREE_D else "other"
         fam[key]["pages"] += 1
         fam[key]["elapsed_s"] += rec["elapsed_s"]
+        if rec["id"] in page_cpu:
+            fam[key]["cpu"].append(page_cpu[rec["id"]])
+            family_cpu[category].append(page_cpu[rec["id"]])
     n = len(records)
     return {
         "pages": n,
@@ -109,6 +163,9 @@ def run(paths: list[Path], items: dict, cfg: EvalConfig, workers: int) -> dict:
         "mean_page_s": {k: round(v["elapsed_s"] / v["pages"], 3) for k, v in fam.items()},
         # what `workers` processes would sustain on a corpus of only this family
         "family_pages_per_min": {k: round(workers * 60 * v["pages"] / v["elapsed_s"], 2) for k, v in fam.items()},
+        # CPU-s per page measured by each worker around each page (see the module docstring)
+        "median_page_cpu_s": {k: round(statistics.median(v["cpu"]), 2) for k, v in fam.items() if v["cpu"]},
+        "median_page_cpu_s_by_family": {k: round(statistics.median(v), 2) for k, v in sorted(family_cpu.items(), key=str)},
         "statuses": _count(r["status"] for r in records),
         # The experience protocol (docs/experience.md): which pages needed layer 3, what it found.
         "layer3_share": round(sum(1 for r in records if 3 in (r.get("layers") or [])) / max(1, n), 3),
@@ -117,7 +174,9 @@ def run(paths: list[Path], items: dict, cfg: EvalConfig, workers: int) -> dict:
         "keyframes_per_page": round(sum(len(r.get("keyframes") or []) for r in records) / max(1, n), 2),
         "scores": {r["id"]: (r["score"] or {}).get("total") for r in records},
         # where the time went, page by page (what a profile of the next change should start from)
-        "per_page": {r["id"]: {"elapsed_s": round(r["elapsed_s"], 1), "layers": r.get("layers"),
+        "per_page": {r["id"]: {"elapsed_s": round(r["elapsed_s"], 1), "cpu_s": page_cpu.get(r["id"]),
+                               "status": r["status"], "layers": r.get("layers"),
+                               "tests_passed": sum(1 for t in r.get("tests") or [] if t.get("passed")),
                                "layer3_outcome": (r.get("trace_summary") or {}).get("layer3_outcome")}
                      for r in records},
     }
@@ -164,13 +223,38 @@ def stratified(paths: list[Path], items: dict) -> list[Path]:
     return [p for p in paths if p in by_family.values()]
 
 
+def today_arm(rev: str, args) -> dict:
+    """This script's `fast` arm run against the code at `rev` (git archive into a temp folder)."""
+    with tempfile.TemporaryDirectory(prefix="webmend-today-") as code:
+        archive = subprocess.run(["git", "-C", str(ROOT), "archive", rev, "webmend"], check=True, capture_output=True)
+        subprocess.run(["tar", "-x", "-C", code], input=archive.stdout, check=True)
+        out = Path(code) / "arm.json"
+        cmd = [sys.executable, str(Path(__file__).resolve()), "--no-today", "--workers", str(args.workers),
+               "--json", str(out), *(["--family", args.family] if args.family else []),
+               *(["--limit", str(args.limit)] if args.limit else [])]
+        subprocess.run(cmd, check=True, env={**os.environ, "WEBMEND_BENCH_CODE": code}, stdout=subprocess.DEVNULL)
+        return json.loads(out.read_text())["fast"]
+
+
+def ratios(fast: dict, today: dict) -> dict:
+    out = {"pages_per_min": round(fast["pages_per_min"] / today["pages_per_min"], 2),
+           "cpu_s_per_page_today_over_fast": round(today["cpu_s_per_page"] / fast["cpu_s_per_page"], 2)}
+    for k, v in fast.get("median_page_cpu_s", {}).items():
+        if today.get("median_page_cpu_s", {}).get(k):
+            out[f"median_page_cpu_today_over_fast_{k}"] = round(today["median_page_cpu_s"][k] / v, 2)
+    return out
+
+
 def main() -> None:
     ap = argparse.ArgumentParser()
-    ap.add_argument("--quick", action="store_true", help="baseline (and the layers 1-2 arm) on one typical page per family (QUICK_PAGES)")
     ap.add_argument("--workers", type=int, default=2)
     ap.add_argument("--limit", type=int, default=0, help="only the first N pages (smoke runs)")
     ap.add_argument("--family", help="only this family's pages (e.g. three_d_webgl)")
-    ap.add_argument("--no-baseline", action="store_true", help="only the fast runner (no baseline runs)")
+    ap.add_argument("--against", default=TODAY_COMMIT, help="the commit whose runner is the `today` arm")
+    ap.add_argument("--no-today", action="store_true", help="no `today` arm (only this checkout's runner)")
+    ap.add_argument("--realtime-baseline", action="store_true",
+                    help="also the older baseline: browser per page and real time (with --quick on QUICK_PAGES)")
+    ap.add_argument("--quick", action="store_true", help="the realtime baseline on one typical page per family")
     ap.add_argument("--route-libraries", action="store_true",
                     help="library bodies through the request route instead of the mirror server (cdn_server = false)")
     ap.add_argument("--json", help="also write the figures to this file")
@@ -182,33 +266,35 @@ def main() -> None:
     if args.limit:
         paths = paths[: args.limit]
     cfg = EvalConfig(cdn_server=not args.route_libraries)
-    base_cfg = cfg.model_copy(update={"virtual_time": False, "reuse_browser": False})
-    base_paths = stratified(paths, items) if args.quick else paths
     fast = run(paths, items, cfg, args.workers)
-    if args.no_baseline:
-        _report({"corpus_pages": len(paths), "workers": args.workers, "fast": fast}, args.json)
-        return
-    fast_on_subset = run(base_paths, items, cfg, args.workers) if args.quick else fast
-    base = run(base_paths, items, base_cfg, args.workers)
-    # Layers 1-2 only (no rollout, no keyframes) on the same pages: what layers 3-4 cost.
-    lean_cfg = cfg.model_copy(update={"experience": cfg.experience.model_copy(
-        update={"layer3": "never", "keyframes_in_fast_mode": False})})
-    lean = run(base_paths, items, lean_cfg, args.workers)
-    report = {
-        "corpus_pages": len(paths),
-        "test_cases": sum(len((items.get(p.stem) or {}).get("test_cases", [])) for p in paths),
-        "workers": args.workers,
-        "fast": {k: v for k, v in fast.items() if k != "scores"},
-        "baseline_subset": [p.stem for p in base_paths] if args.quick else "all",
-        "fast_on_baseline_pages": {k: v for k, v in fast_on_subset.items() if k not in ("scores", "per_page")},
-        "baseline": {k: v for k, v in base.items() if k not in ("scores", "per_page")},
-        "layers_1_2_only_on_baseline_pages": {k: v for k, v in lean.items() if k not in ("scores", "per_page")},
-        "speedup_pages_per_min": round(fast_on_subset["pages_per_min"] / base["pages_per_min"], 2),
-        "cpu_ratio_baseline_over_fast": round(base["cpu_s_per_page"] / fast_on_subset["cpu_s_per_page"], 2),
-        "target_pages_per_min": 30,
-        "meets_target": fast["pages_per_min"] >= 30,
-    }
+    pages = sum(len((items.get(p.stem) or {}).get("test_cases", [])) for p in paths)
+    report = {"corpus_pages": len(paths), "test_cases": pages, "workers": args.workers, "code": str(CODE), "fast": fast,
+              "reference_pages_per_min": REFERENCE_PAGES_PER_MIN,
+              "vs_reference": round(fast["pages_per_min"] / REFERENCE_PAGES_PER_MIN, 2),
+              "target_pages_per_min": TARGET_PAGES_PER_MIN,
+              "meets_target": fast["pages_per_min"] >= TARGET_PAGES_PER_MIN}
+    if not args.no_today:
+        today = today_arm(args.against, args)
+        report.update(today_commit=args.against, today=today, fast_vs_today=ratios(fast, today),
+                      verdicts_changed=_verdict_changes(fast, today))
+    if args.realtime_baseline:
+        base_paths = stratified(paths, items) if args.quick else paths
+        base_cfg = cfg.model_copy(update={"virtual_time": False, "reuse_browser": False})
+        report["realtime_baseline"] = {k: v for k, v in run(base_paths, items, base_cfg, args.workers).items()
+                                       if k not in ("scores", "per_page")}
     _report(report, args.json)
+
+
+def _verdict_changes(fast: dict, today: dict) -> dict:
+    """Pages whose status or passed test cases differ between the arms (score deltas beside)."""
+    out = {}
+    for pid, row in fast["per_page"].items():
+        old = today["per_page"].get(pid) or {}
+        if (row.get("status"), row.get("tests_passed")) != (old.get("status"), old.get("tests_passed")):
+            out[pid] = {"today": [old.get("status"), old.get("tests_passed")],
+                        "fast": [row.get("status"), row.get("tests_passed")],
+                        "score": [today["scores"].get(pid), fast["scores"].get(pid)]}
+    return out
 
 
 def _report(report: dict, json_path: str | None) -> None:

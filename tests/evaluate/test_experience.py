@@ -122,11 +122,15 @@ def test_a_dom_card_game_is_found_and_played(records):
     assert len(cards) == 8 and all(c["tag"] == "div" and c["listeners"] == [] for c in cards)
 
 
-def test_a_loop_that_throws_is_a_stall_with_an_error(records):
+def test_a_loop_that_throws_is_a_stall_with_an_error(records, worker, cfg, tmp_path):
     _, recs = records
     got = recs["loop_throws.html"]["trace_summary"]
-    assert got["animation_stalled"] and got["page_errors"] == 1
-    assert got["layer3_outcome"] == "error"
+    assert got["animation_stalled"] and got["page_errors"] == 1  # layer 1 sees it
+    # An animation with nothing to play gets no rollout; forced, the rollout names the error.
+    assert got["layer3_outcome"] == "not_run"
+    forced = cfg.model_copy(update={"experience": cfg.experience.model_copy(update={"layer3": "always"})})
+    raw = RawInput(index=0, id="loop_throws", source="loop_throws", raw=(FIXTURES / "experience" / "loop_throws.html").read_bytes())
+    assert evaluate_input(raw, None, forced, worker, tmp_path)["trace_summary"]["layer3_outcome"] == "error"
 
 
 DRAG = """<!doctype html><html lang="en"><head><meta name="viewport" content="width=device-width"><title>Drag</title></head>

@@ -3,7 +3,8 @@ them, and how a rollout tries to start a game (webmend.evaluate.experience state
 
 from __future__ import annotations
 
-from webmend.evaluate.experience.gating import layer3_reasons
+from webmend.evaluate.experience.gating import ANIMATION_ONLY, decide_layer3, layer3_reasons
+from webmend.evaluate.experience.summary import trace_summary
 from webmend.evaluate.experience.play import start_attempts
 from webmend.evaluate.experience.state import roles
 
@@ -22,6 +23,22 @@ def test_game_state_names_ask_for_layer_3_and_app_counters_do_not():
     app = {"state_roles": roles({"attempts": 0, "matches": 4})}
     assert "game state variables" in layer3_reasons(card_game)
     assert layer3_reasons(app) == []
+
+
+def test_an_animated_canvas_alone_is_not_played_but_a_canvas_game_is():
+    scene = {"canvases": [{"visible": True}], "motion": {"fps_max": 60, "animating": True}}
+    assert decide_layer3(scene, "auto") == (False, [ANIMATION_ONLY])
+    game = {**scene, "state_roles": roles({"score": 0})}
+    run, why = decide_layer3(game, "auto")
+    assert run and why == ["canvas with an animation loop", "game state variables"]
+    assert decide_layer3(scene, "always")[0]  # config can still force a rollout
+
+
+def test_a_multi_step_ui_rollout_is_not_a_detected_game():
+    def summary(why):
+        return trace_summary({"experience": {"layers": [1, 2, 3], "layers_why": {"3": why}}, "probe": {}})
+    assert not summary(["multi-step UI (a control revealed new controls)"])["game_detected"]
+    assert summary(["keyboard-driven play"])["game_detected"]
 
 
 def _control(selector: str, text: str, tag: str = "div") -> dict:

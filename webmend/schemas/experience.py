@@ -59,7 +59,7 @@ class TraceSummary(_Model):
     fps: float | None = Field(description="fastest frame rate seen in layer 1 (page frames per page second)")
     canvases: int
     blank_canvases: int
-    game_detected: bool = Field(description="layer 3 ran")
+    game_detected: bool = Field(description="layer 3 ran because the page looked like a game (not only a multi-step UI)")
     start_action: str | None
     score_changed: bool
     position_changed: bool

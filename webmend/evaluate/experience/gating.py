@@ -39,10 +39,17 @@ def game_like(reasons: list[str]) -> bool:
     return any(r in GAME_REASONS for r in reasons)
 
 
+ANIMATION_ONLY = "canvas animation only (no keys, game state, start prompt or multi-step UI): nothing to play"
+
+
 def decide_layer3(ev: dict, mode: str) -> tuple[bool, list[str]]:
     if mode == "never":
         return False, ["disabled in config"]
     why = layer3_reasons(ev)
     if mode == "always":
         return True, why or ["forced in config"]
+    if why == ["canvas with an animation loop"]:
+        # A chart that animates, a 3D scene that turns, generative art: a loop on its own is not a
+        # game, and a rollout of random taps on it would cost 30 s of its (dear) frames for nothing.
+        return False, [ANIMATION_ONLY]
     return bool(why), why or ["no canvas loop, keyboard play, game state, start prompt or multi-step UI"]

@@ -6,6 +6,7 @@ are the ones the visual judge reads (docs/judge.md, TraceSummary) plus the findi
 
 from __future__ import annotations
 
+from webmend.evaluate.experience.gating import game_like
 from webmend.evaluate.facts import is_animating
 from webmend.schemas.vocab import VIEWPORTS
 
@@ -62,7 +63,8 @@ def trace_summary(evidence: dict) -> dict:
         "fps": motion.get("fps_max"),
         "canvases": sum(1 for c in probe.get("canvases") or [] if c.get("visible")),
         "blank_canvases": sum(1 for c in pixels if c.get("blank")),
-        "game_detected": 3 in (exp.get("layers") or []),
+        # A rollout through a multi-step UI is not a game (gating.game_like).
+        "game_detected": 3 in (exp.get("layers") or []) and game_like((exp.get("layers_why") or {}).get("3") or []),
         "start_action": play.get("start_action"),
         "score_changed": bool(play.get("score_changed")),
         "position_changed": bool(play.get("position_changed")),
