@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import bisect
 import codecs
+import functools
 import re
 import unicodedata
 from dataclasses import dataclass, field
@@ -822,8 +823,24 @@ def _no_html_reason(scan: _Scan) -> str:
     return "the answer is prose with no HTML markup"
 
 
+# Repair and RL evaluate the same answer again and again; extraction depends on nothing but the
+# input, so an identical input is extracted once per process. Large inputs are not kept.
+MEMO_MAX_CHARS = 1 << 20
+
+
 def extract_page(raw: str | bytes, *, min_chars: int = 40) -> Extraction:
     """Find the HTML page in one model answer.  Never raises."""
+    if isinstance(raw, (str, bytes)) and len(raw) <= MEMO_MAX_CHARS:
+        return _extract_memo(raw, min_chars)
+    return _extract_page(raw, min_chars)
+
+
+@functools.lru_cache(maxsize=128)
+def _extract_memo(raw: str | bytes, min_chars: int) -> Extraction:
+    return _extract_page(raw, min_chars)  # Extraction is frozen: safe to share
+
+
+def _extract_page(raw: str | bytes, min_chars: int) -> Extraction:
     flags: set[str] = set()
     text, encoding = _to_text(raw, flags)
     text = text.lstrip("\ufeff")

@@ -291,3 +291,15 @@ def test_fuzz_never_raises_and_keys_are_stable():
         facts = static_facts(page)
         assert tuple(facts) == FACT_KEYS
         json.dumps(facts)
+
+
+def test_an_identical_page_is_parsed_once_and_callers_get_their_own_copy():
+    from webmend.evaluate.static_facts import _static_facts_memo
+
+    html = "<!doctype html><html lang=en><title>memo</title><script>let memoProbe = 1</script></html>"
+    first = static_facts(html)
+    hits = _static_facts_memo.cache_info().hits
+    first["title"] = "changed by a caller"
+    again = static_facts(html)
+    assert _static_facts_memo.cache_info().hits == hits + 1
+    assert again["title"] == "memo"

@@ -10,11 +10,15 @@ facts can be stored, diffed and compared across runs.  Bump
 
 from __future__ import annotations
 
+import copy
+import functools
 import json
 import re
 from collections import Counter
 from dataclasses import dataclass, field
 from html.parser import HTMLParser
+
+from webmend.extract import MEMO_MAX_CHARS
 
 __all__ = ["FACT_KEYS", "RESOURCE_KINDS", "SEMANTIC_TAGS", "STATIC_FACTS_VERSION", "static_facts"]
 
@@ -477,7 +481,21 @@ def _behaviour_facts(collected: _Collected, code: str, libraries: list[str]) -> 
 
 
 def static_facts(html: str) -> dict:
-    """Static facts of one page; see the module docstring for guarantees."""
+    """Static facts of one page; see the module docstring for guarantees.
+
+    They depend on the markup alone, so an identical page (a repair candidate seen before, an RL
+    sample evaluated again) is parsed once per process; callers get their own copy."""
+    if len(html) <= MEMO_MAX_CHARS:
+        return copy.deepcopy(_static_facts_memo(html))
+    return _static_facts(html)
+
+
+@functools.lru_cache(maxsize=128)
+def _static_facts_memo(html: str) -> dict:
+    return _static_facts(html)
+
+
+def _static_facts(html: str) -> dict:
     collected = _collect(html)
     code = "\n".join(
         [s.text for s in collected.scripts if _is_code_script(s)] + collected.handler_code
