@@ -7,7 +7,9 @@ Arms, one after the other in this one invocation, with the same number of worker
   2026-12-02 evaluation-cost work), exported with `git archive` to a temporary folder and run by
   this same script in a subprocess, so both arms are measured the same way;
 * with `--realtime-baseline`, the older baseline: this runner with browser reuse and virtual time
-  off (a browser per page, real sleeping), on the QUICK_PAGES subset under `--quick`.
+  off (a browser per page, real sleeping).
+
+`--quick` runs every arm on QUICK_PAGES, one typical working page per family.
 
 CPU seconds are counted for the run's own process tree (worker processes, their Playwright drivers
 and every Chromium process, sampled from /proc during the run) and machine-wide (/proc/stat,
@@ -17,7 +19,7 @@ so per-page figures undercount slightly); medians per family come from those.
 The public reference runner's 2.6 pages/min (held-out set, same concurrency, issue 13) is printed
 as a fixed comparison: it is not installed here.
 
-    .venv/bin/python bench/evaluator_throughput.py [--workers 2] [--family F] [--against REV | --no-today]
+    .venv/bin/python bench/evaluator_throughput.py [--quick] [--workers 2] [--family F] [--against REV | --no-today]
 """
 
 from __future__ import annotations
@@ -231,7 +233,7 @@ def today_arm(rev: str, args) -> dict:
         out = Path(code) / "arm.json"
         cmd = [sys.executable, str(Path(__file__).resolve()), "--no-today", "--workers", str(args.workers),
                "--json", str(out), *(["--family", args.family] if args.family else []),
-               *(["--limit", str(args.limit)] if args.limit else [])]
+               *(["--limit", str(args.limit)] if args.limit else []), *(["--quick"] if args.quick else [])]
         subprocess.run(cmd, check=True, env={**os.environ, "WEBMEND_BENCH_CODE": code}, stdout=subprocess.DEVNULL)
         return json.loads(out.read_text())["fast"]
 
@@ -254,7 +256,7 @@ def main() -> None:
     ap.add_argument("--no-today", action="store_true", help="no `today` arm (only this checkout's runner)")
     ap.add_argument("--realtime-baseline", action="store_true",
                     help="also the older baseline: browser per page and real time (with --quick on QUICK_PAGES)")
-    ap.add_argument("--quick", action="store_true", help="the realtime baseline on one typical page per family")
+    ap.add_argument("--quick", action="store_true", help="every arm on one typical page per family (QUICK_PAGES)")
     ap.add_argument("--route-libraries", action="store_true",
                     help="library bodies through the request route instead of the mirror server (cdn_server = false)")
     ap.add_argument("--json", help="also write the figures to this file")
@@ -265,6 +267,8 @@ def main() -> None:
         paths = [p for p in paths if (items.get(p.stem) or {}).get("category") == args.family]
     if args.limit:
         paths = paths[: args.limit]
+    if args.quick:
+        paths = stratified(paths, items)
     cfg = EvalConfig(cdn_server=not args.route_libraries)
     fast = run(paths, items, cfg, args.workers)
     pages = sum(len((items.get(p.stem) or {}).get("test_cases", [])) for p in paths)
@@ -278,9 +282,8 @@ def main() -> None:
         report.update(today_commit=args.against, today=today, fast_vs_today=ratios(fast, today),
                       verdicts_changed=_verdict_changes(fast, today))
     if args.realtime_baseline:
-        base_paths = stratified(paths, items) if args.quick else paths
         base_cfg = cfg.model_copy(update={"virtual_time": False, "reuse_browser": False})
-        report["realtime_baseline"] = {k: v for k, v in run(base_paths, items, base_cfg, args.workers).items()
+        report["realtime_baseline"] = {k: v for k, v in run(paths, items, base_cfg, args.workers).items()
                                        if k not in ("scores", "per_page")}
     _report(report, args.json)
 
