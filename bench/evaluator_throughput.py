@@ -9,7 +9,8 @@ Arms, one after the other in this one invocation, with the same number of worker
 * with `--realtime-baseline`, the older baseline: this runner with browser reuse and virtual time
   off (a browser per page, real sleeping).
 
-`--quick` runs every arm on QUICK_PAGES, one typical working page per family.
+`--quick` runs every arm on QUICK_PAGES, one typical working page per family. `--repeat N` runs
+this checkout's arm N times and reports the pages whose verdicts differ between runs.
 
 CPU seconds are counted for the run's own process tree (worker processes, their Playwright drivers
 and every Chromium process, sampled from /proc during the run) and machine-wide (/proc/stat,
@@ -179,6 +180,7 @@ def run(paths: list[Path], items: dict, cfg: EvalConfig, workers: int) -> dict:
         "per_page": {r["id"]: {"elapsed_s": round(r["elapsed_s"], 1), "cpu_s": page_cpu.get(r["id"]),
                                "status": r["status"], "layers": r.get("layers"),
                                "tests_passed": sum(1 for t in r.get("tests") or [] if t.get("passed")),
+                               "verdicts": "".join("1" if t.get("passed") else "0" for t in r.get("tests") or []),
                                "layer3_outcome": (r.get("trace_summary") or {}).get("layer3_outcome")}
                      for r in records},
     }
@@ -259,6 +261,8 @@ def main() -> None:
     ap.add_argument("--quick", action="store_true", help="every arm on one typical page per family (QUICK_PAGES)")
     ap.add_argument("--route-libraries", action="store_true",
                     help="library bodies through the request route instead of the mirror server (cdn_server = false)")
+    ap.add_argument("--repeat", type=int, default=1,
+                    help="run this checkout's arm N times and report pages whose verdicts differ between runs")
     ap.add_argument("--json", help="also write the figures to this file")
     args = ap.parse_args()
     items = load_items(BENCH / "items.jsonl")
@@ -277,6 +281,9 @@ def main() -> None:
               "vs_reference": round(fast["pages_per_min"] / REFERENCE_PAGES_PER_MIN, 2),
               "target_pages_per_min": TARGET_PAGES_PER_MIN,
               "meets_target": fast["pages_per_min"] >= TARGET_PAGES_PER_MIN}
+    if args.repeat > 1:
+        again = [run(paths, items, cfg, args.workers) for _ in range(args.repeat - 1)]
+        report["determinism"] = _determinism([fast, *again])
     if not args.no_today:
         today = today_arm(args.against, args)
         report.update(today_commit=args.against, today=today, fast_vs_today=ratios(fast, today),
@@ -288,14 +295,27 @@ def main() -> None:
     _report(report, args.json)
 
 
+def _verdict(run_: dict, pid: str) -> tuple:
+    row = run_["per_page"].get(pid) or {}
+    return row.get("status"), row.get("verdicts"), run_["scores"].get(pid)
+
+
+def _determinism(runs: list[dict]) -> dict:
+    """Pages whose status, test verdicts (one by one) or total score differ between runs."""
+    differ = {pid: [_verdict(r, pid) for r in runs] for pid in runs[0]["per_page"]
+              if len({_verdict(r, pid) for r in runs}) > 1}
+    return {"runs": len(runs), "pages": len(runs[0]["per_page"]), "pages_identical": len(runs[0]["per_page"]) - len(differ),
+            "differ": differ}
+
+
 def _verdict_changes(fast: dict, today: dict) -> dict:
     """Pages whose status or passed test cases differ between the arms (score deltas beside)."""
     out = {}
     for pid, row in fast["per_page"].items():
         old = today["per_page"].get(pid) or {}
-        if (row.get("status"), row.get("tests_passed")) != (old.get("status"), old.get("tests_passed")):
-            out[pid] = {"today": [old.get("status"), old.get("tests_passed")],
-                        "fast": [row.get("status"), row.get("tests_passed")],
+        if (row.get("status"), row.get("verdicts")) != (old.get("status"), old.get("verdicts")):
+            out[pid] = {"today": [old.get("status"), old.get("verdicts")],
+                        "fast": [row.get("status"), row.get("verdicts")],
                         "score": [today["scores"].get(pid), fast["scores"].get(pid)]}
     return out
 
