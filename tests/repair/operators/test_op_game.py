@@ -6,6 +6,8 @@ from __future__ import annotations
 import pytest
 from repair_op_cases import assert_nothing_broken, diag, firing, repair_round
 
+from webmend.config import RepairConfig
+from webmend.repair.acceptance import judge
 from webmend.repair.operators.game import FOCUSABLE_CANVAS, KEYS_DONT_SCROLL, _detect_canvas, _detect_scroll
 
 
@@ -36,6 +38,15 @@ def test_focusable_canvas_lets_the_keys_reach_the_game(canvas_round):
     assert FOCUSABLE_CANVAS.detect(r.d1, r.fixed) is None
     assert firing(r.d1, r.fixed) == []
     assert_nothing_broken(r)
+
+
+def test_the_focusable_canvas_candidate_is_accepted(canvas_round):
+    """A focusable canvas is not a control the census clicks (it would read as dead and cost the
+    candidate interaction points): the repair is accepted as a verified operator fix."""
+    r = canvas_round
+    assert not any(c["tag"] == "canvas" for c in r.after["evidence"]["probe"]["controls"])
+    verdict = judge(r.after, r.before, RepairConfig(), fix_verified=True)
+    assert verdict.accepted, verdict.reason
 
 
 def test_scroll_keys_fixture_shows_only_its_defect(scroll_round):

@@ -161,7 +161,9 @@ var __wm = (() => {
           draggable: el.getAttribute('draggable') === 'true',
         });
       };
-      for (const el of document.querySelectorAll(sel)) add(el);
+      // A canvas is no DOM control even when focusable (tabindex, for a game's keys): the key
+      // scan and layer 3 judge it; clicked, it changes no DOM and would read as dead.
+      for (const el of document.querySelectorAll(sel)) if (el.tagName !== 'CANVAS') add(el);
       const all = document.body ? document.body.getElementsByTagName('*') : [];
       for (let i = 0; i < all.length && i < POINTER_SCAN && out.length < limit; i++) {
         if (!NOT_CONTROLS.has(all[i].tagName) && pointerTop(all[i], sel)) add(all[i]);
