@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 import pytest
-from conftest import case
+from conftest import case, drive_session, fixture_html
 
-from webmend.evaluate.testcases import js_regex, py_search
+from webmend.evaluate.testcases import js_regex, py_search, run_test_case
 
 COUNTER = """<!doctype html><html lang="en"><head><meta name="viewport" content="width=device-width">
 <title>Counter</title><style>body{font-family:sans-serif} .big{font-size:48px}</style></head><body>
@@ -29,6 +29,17 @@ window.firstRandom = Math.random();
 
 def run_cases(evaluate, *cases):
     return evaluate(COUNTER, {"id": "counter", "test_cases": list(cases)})["tests"]
+
+
+def run_on(worker, cfg, page: str, *cases) -> tuple[dict, dict]:
+    """Just the test cases, on one session of a data/fixtures/testcases/ page (no experience
+    protocol, the evaluator's own wall cap per browser call): (records by id, page events)."""
+
+    async def steps(session):
+        return [await run_test_case(session, c, i + 1) for i, c in enumerate(cases)]
+
+    tests, events = drive_session(worker, cfg, fixture_html(f"testcases/{page}"), steps, step_wall_s=cfg.limits.step_wall_s)
+    return {t["id"]: t for t in tests}, events
 
 
 def test_actions_pass_on_a_working_page(evaluate):
@@ -86,6 +97,28 @@ def test_click_text_prefers_the_single_interactive_match(evaluate):
     # "Add one" appears in the button and in a <b> of the help text: the button wins.
     tests = run_cases(evaluate, case({"action": "click_text", "text_pattern": "Add one"}, {"action": "assert_js_value", "expression": "n === 1", "expected": True}))
     assert tests[0]["passed"], tests[0]["error"]
+
+
+def test_async_expressions_run_page_time(worker, cfg):
+    # The page ticks every 100 ms of page time once started. A promise an expression returns is
+    # awaited while page time advances in settle-sized slices, so its timers fire: a 250 ms wait
+    # inside the assertion sees two ticks (the same on every run). One that never settles fails
+    # its step when the budget is spent; the page did not hang.
+    wait = "await new Promise(r => setTimeout(r, 250))"
+    by_id, events = run_on(
+        worker, cfg, "async_eval.html",
+        case({"action": "click", "selector": "#start"},
+             {"action": "assert_js_value", "expression": f"(async () => {{ const a = ticks; {wait}; return ticks - a; }})()", "expected": 2},
+             id="assert"),
+        case({"action": "eval_js", "expression": "new Promise(r => setTimeout(() => { window.done = performance.now(); r(); }, 250))"},
+             {"action": "assert_js_value", "expression": "window.done > 0", "expected": True}, id="eval"),
+        case({"action": "assert_js_value", "expression": "new Promise(() => {})", "expected": True, "timeout": 1000}, id="never"),
+        case({"action": "eval_js", "expression": "new Promise((_, no) => setTimeout(() => no(new Error('late no')), 50))"}, id="rejects"),
+    )
+    assert by_id["assert"]["passed"] and by_id["eval"]["passed"], by_id
+    assert not by_id["never"]["passed"] and "still pending after 1000 ms of page time" in by_id["never"]["error"], by_id["never"]
+    assert not by_id["rejects"]["passed"] and "late no" in by_id["rejects"]["error"], by_id["rejects"]
+    assert events["hangs"] == []
 
 
 def test_console_clean_sees_errors(evaluate):

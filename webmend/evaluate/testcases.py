@@ -11,7 +11,7 @@ import json
 import logging
 import re
 
-from webmend.browser.page_errors import JsError, PageCrashed, PageHung
+from webmend.browser.page_errors import JsError, PageCrashed, PageHung, PromisePending
 from webmend.browser.session import PageSession
 from webmend.evaluate.keys import normalize_key
 from webmend.evaluate.similarity import is_blank, screenshot_diff
@@ -19,6 +19,9 @@ from webmend.evaluate.similarity import is_blank, screenshot_diff
 log = logging.getLogger(__name__)
 
 ACTION_TIMEOUT_MS = 1500  # Playwright actionability wait (real time; page time is paused)
+# Page time a promise returned by eval_js / assert_js_value may take to settle; a step's own
+# `timeout` (ms) overrides it, up to limits.max_wait_ms.
+PROMISE_BUDGET_MS = 5000
 
 
 class StepFailed(Exception):
@@ -201,11 +204,19 @@ class StepRunner:
     async def _visible_count(self, selector) -> int:
         return await self._act(self.page.locator(selector).locator("visible=true").count(), "count", f"bad selector {selector!r}")
 
-    async def do_eval_js(self, step):
+    async def _eval(self, step, action: str):
+        """The step's expression in the page's world; a promise it returns is awaited while page
+        time advances in settle-sized slices, for at most the step's budget of page time."""
+        budget = max(0.0, min(_num(step.get("timeout"), PROMISE_BUDGET_MS), self.s.cfg.limits.max_wait_ms))
         try:
-            await self.s.main_eval(str(step.get("expression", "")))
+            return await self.s.main_eval_settled(str(step.get("expression", "")), int(budget), self.s.cfg.limits.settle_ms)
         except JsError as exc:
-            raise StepFailed(f"eval_js threw: {_short(exc)}") from None
+            raise StepFailed(f"{action} threw: {_short(exc)}") from None
+        except PromisePending as exc:
+            raise StepFailed(f"{action}: {exc}") from None
+
+    async def do_eval_js(self, step):
+        await self._eval(step, "eval_js")
         await self.settle()
 
     async def do_screenshot(self, step):
@@ -225,10 +236,7 @@ class StepRunner:
 
     async def do_assert_js_value(self, step):
         expected = step.get("expected", True)
-        try:
-            value = await self.s.main_eval(str(step.get("expression", "")))
-        except JsError as exc:
-            raise StepFailed(f"assert_js_value threw: {_short(exc)}") from None
+        value = await self._eval(step, "assert_js_value")
         if value != expected or type(value) is not type(expected):
             raise StepFailed(f"assert_js_value: got {_short(json.dumps(value))}, expected {json.dumps(expected)}")
 
