@@ -121,6 +121,19 @@ def test_async_expressions_run_page_time(worker, cfg):
     assert events["hangs"] == []
 
 
+def test_assert_visible_takes_the_first_visible_match(worker, cfg):
+    # The first .mark is a stroked horizontal SVG line (a box of height 0); the first .note is
+    # display:none. Later matches are visible, and the first visible match is what counts.
+    by_id, _ = run_on(
+        worker, cfg, "visible_first_match.html",
+        case({"action": "assert_visible", "selector": ".mark"}, id="marks"),
+        case({"action": "assert_visible", "selector": ".note"}, id="notes"),
+        case({"action": "assert_not_visible", "selector": ".hidden-note"}, id="hidden"),
+        case({"action": "assert_not_visible", "selector": ".mark"}, id="marks_not"),
+    )
+    assert {k: t["passed"] for k, t in by_id.items()} == {"marks": True, "notes": True, "hidden": True, "marks_not": False}, by_id
+
+
 def test_console_clean_sees_errors(evaluate):
     html = COUNTER.replace("window.firstRandom", "setTimeout(() => { null.boom(); }, 10); window.firstRandom")
     res = evaluate(html, {"id": "x", "test_cases": [case({"action": "wait", "ms": 50}, {"action": "assert_console_clean"})]})

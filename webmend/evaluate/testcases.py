@@ -270,16 +270,15 @@ class StepRunner:
             if key in step and not ok(n, _num(step[key], 0)):
                 raise StepFailed(f"count of {selector!r} is {n}, expected {key} {step[key]}")
 
+    # Visible by Playwright's own rules, over all matches: the first visible match decides, so a
+    # zero-height first match (a horizontal SVG line) does not hide the visible ones after it.
     async def do_assert_visible(self, step):
-        if not await self._first_visible_state(step.get("selector")):
+        if not await self._visible_count(step.get("selector")):
             raise StepFailed(f"{step.get('selector')!r} is not visible")
 
     async def do_assert_not_visible(self, step):
-        if await self._first_visible_state(step.get("selector")):
-            raise StepFailed(f"{step.get('selector')!r} is visible")
-
-    async def _first_visible_state(self, selector) -> bool:
-        return await self._act(self.page.locator(selector).first.is_visible(), "is_visible", f"bad selector {selector!r}")
+        if n := await self._visible_count(step.get("selector")):
+            raise StepFailed(f"{step.get('selector')!r} is visible ({n} visible match{'es' if n > 1 else ''})")
 
     async def do_assert_no_horizontal_scroll(self, step):
         info = await self.s.iso("__wm.overflow()")
