@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import asyncio
+
 import pytest
 from conftest import case, drive_session, fixture_html
 
-from webmend.evaluate.testcases import js_regex, py_search, run_test_case
+from webmend.evaluate.testcases import StepRunner, js_regex, py_search, run_test_case
 
 COUNTER = """<!doctype html><html lang="en"><head><meta name="viewport" content="width=device-width">
 <title>Counter</title><style>body{font-family:sans-serif} .big{font-size:48px}</style></head><body>
@@ -132,6 +134,35 @@ def test_assert_visible_takes_the_first_visible_match(worker, cfg):
         case({"action": "assert_not_visible", "selector": ".mark"}, id="marks_not"),
     )
     assert {k: t["passed"] for k, t in by_id.items()} == {"marks": True, "notes": True, "hidden": True, "marks_not": False}, by_id
+
+
+def test_key_scrolling_lands_at_once(worker, cfg):
+    # Space and the arrow keys scroll a static page. The scroll is not animated in real time, so it
+    # has landed when the key step ends: a screenshot after it and a later one are identical
+    # (the page itself never changes). The wheel lands within the next frames, also unanimated.
+    cases = [case({"action": "press_key", "key": key}, {"action": "screenshot"}, {"action": "wait", "ms": 500},
+                  {"action": "assert_screenshot_changed"}, id=key) for key in ("Space", "ArrowDown")]
+    by_id, _ = run_on(worker, cfg, "tall_static.html", *cases)
+    assert all("unchanged" in (t["error"] or "") for t in by_id.values()), by_id
+
+    async def steps(s):
+        runner = StepRunner(s, 0)
+        out = []
+        for step in ({"action": "press_key", "key": "Space"}, {"action": "press_key", "key": "ArrowDown"}):
+            await runner.run(step)
+            out.append(await s.main_eval("scrollY"))
+            await asyncio.sleep(0.3)  # real time: nothing may still be moving
+            out.append(await s.main_eval("scrollY"))
+        await s.page.mouse.move(200, 200)
+        await s.page.mouse.wheel(0, 300)
+        await s._frames_if_any()
+        out.append(await s.main_eval("scrollY"))
+        await asyncio.sleep(0.3)
+        out.append(await s.main_eval("scrollY"))
+        return out
+
+    (space, space_later, arrow, arrow_later, wheel, wheel_later), _ = drive_session(worker, cfg, fixture_html("testcases/tall_static.html"), steps)
+    assert 0 < space == space_later < arrow == arrow_later < wheel == wheel_later == arrow + 300
 
 
 def test_console_clean_sees_errors(evaluate):
