@@ -13,7 +13,7 @@ COUNTER = """<!doctype html><html lang="en"><head><meta name="viewport" content=
 <title>Counter</title><style>body{font-family:sans-serif} .big{font-size:48px}</style></head><body>
 <h1>Counter</h1><img src="data:image/gif;base64,R0lGODlhAQABAAAAACw=" alt="dot">
 <button id="inc">Add one</button> <button id="dead">Nothing</button>
-<p>Press <b>Add one</b> to count.</p>
+<p>Press the button to count.</p>
 <div id="n" class="big">0</div><input id="name"><div id="hello"></div>
 <div id="later" style="display:none">late</div>
 <script>
@@ -95,10 +95,21 @@ def test_failures_name_the_step_and_reason(evaluate):
     assert "did not appear" in by_id["wait_for_timeout"]["error"]
 
 
-def test_click_text_prefers_the_single_interactive_match(evaluate):
-    # "Add one" appears in the button and in a <b> of the help text: the button wins.
-    tests = run_cases(evaluate, case({"action": "click_text", "text_pattern": "Add one"}, {"action": "assert_js_value", "expression": "n === 1", "expected": True}))
-    assert tests[0]["passed"], tests[0]["error"]
+def test_click_text_counts_every_visible_match(worker, cfg):
+    # "Get started": the hero button and a paragraph below the fold; "Join now": the hero button
+    # and an opacity-0 link below the fold (Playwright's visibility ignores opacity). Two matches
+    # fail, whichever of them is a control. "Read more" is a span inside a button: the innermost
+    # match counts once (not the button and the body around it too), and its button is clicked.
+    status = lambda want: {"action": "assert_text_contains", "selector": "#status", "text": f"^{want}$"}  # noqa: E731
+    by_id, _ = run_on(
+        worker, cfg, "click_text_two_matches.html",
+        case({"action": "click_text", "text_pattern": "Get started"}, id="below_fold"),
+        case({"action": "click_text", "text_pattern": "(?i)^join NOW$"}, id="transparent"),
+        case({"action": "click_text", "text_pattern": "Read more"}, status("more"), id="inner"),
+    )
+    assert not by_id["below_fold"]["passed"] and "2 elements match" in by_id["below_fold"]["error"], by_id["below_fold"]
+    assert not by_id["transparent"]["passed"] and "2 elements match" in by_id["transparent"]["error"], by_id["transparent"]
+    assert by_id["inner"]["passed"], by_id["inner"]
 
 
 def test_async_expressions_run_page_time(worker, cfg):
