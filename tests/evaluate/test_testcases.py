@@ -176,6 +176,21 @@ def test_key_scrolling_lands_at_once(worker, cfg):
     assert 0 < space == space_later < arrow == arrow_later < wheel == wheel_later == arrow + 300
 
 
+def test_a_screenshot_step_costs_the_settle_interval(worker, cfg):
+    # screenshot then assert_screenshot_changed with nothing between: the screenshot step costs
+    # settle_ms of page time, like an action, so an animating page changes and a static one cannot.
+    quick = [{"action": "screenshot"}, {"action": "assert_screenshot_changed"}]
+    by_id, _ = run_on(
+        worker, cfg, "animated_stripes.html",
+        case(*quick, id="animated"),
+        case({"action": "eval_js", "expression": "window.t0 = performance.now()"}, {"action": "screenshot"},
+             {"action": "assert_js_value", "expression": "performance.now() - t0", "expected": 2 * cfg.limits.settle_ms}, id="cost"),
+    )
+    still, _ = run_on(worker, cfg, "tall_static.html", case(*quick, id="static"))
+    assert by_id["animated"]["passed"] and by_id["cost"]["passed"], by_id
+    assert not still["static"]["passed"] and "unchanged" in still["static"]["error"], still
+
+
 def test_console_clean_sees_errors(evaluate):
     html = COUNTER.replace("window.firstRandom", "setTimeout(() => { null.boom(); }, 10); window.firstRandom")
     res = evaluate(html, {"id": "x", "test_cases": [case({"action": "wait", "ms": 50}, {"action": "assert_console_clean"})]})

@@ -220,7 +220,11 @@ class StepRunner:
         await self.settle()
 
     async def do_screenshot(self, step):
+        # A capture costs the settle interval of page time, as an action does (the reference
+        # runner's capture took real time too): `screenshot` straight before
+        # `assert_screenshot_changed` sees an animating page move, and a static page still fails.
         self.reference = await self.s.thumb()
+        await self.settle()
 
     async def do_assert_screenshot_changed(self, step):
         if self.reference is None:
