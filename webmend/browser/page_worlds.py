@@ -86,12 +86,14 @@ class PageWorlds:
         so only a page that stops answering is a hang.
         """
         group = "webmend-eval"
+        held = False  # remote objects in the group (a primitive result makes none)
         try:
             res = await self.guard(self.cdp.send("Runtime.evaluate", {
                 "expression": expression, "objectGroup": group, "returnByValue": False, "awaitPromise": False,
             }), "eval")
-            _raise_js(res)
             obj = res["result"]
+            held = "objectId" in obj or "exceptionDetails" in res
+            _raise_js(res)
             if obj.get("subtype") == "promise":
                 waited = 0
                 while await self._promise_state(obj["objectId"]) == "pending":
@@ -109,7 +111,7 @@ class PageWorlds:
             _raise_js(res)
             return res["result"].get("value")
         finally:
-            if not self.crashed and self.cdp is not None:
+            if held and not self.crashed and self.cdp is not None:
                 try:
                     await asyncio.wait_for(self.cdp.send("Runtime.releaseObjectGroup", {"objectGroup": group}), timeout=2)
                 except Exception:  # the document went away, or the page is stuck (caught next call)
