@@ -43,12 +43,12 @@ def fixture_html(rel: str) -> str:
     return (FIXTURES / rel).read_text(encoding="utf-8")
 
 
-def drive_session(worker, cfg, html: str, steps, profile: str = "raster") -> tuple[object, dict]:
+def drive_session(worker, cfg, html: str, steps, profile: str = "raster", step_wall_s: float = 60) -> tuple[object, dict]:
     """Load `html` in a real page session and return (await steps(session), page events)."""
     events = PageEvents()
 
     async def job(browser):
-        shared = PageShared(cfg=cfg, policy=RequestPolicy(html, None, NetworkLog(), 3), events=events, step_wall_s=60)
+        shared = PageShared(cfg=cfg, policy=RequestPolicy(html, None, NetworkLog(), 3), events=events, step_wall_s=step_wall_s)
         session = PageSession(browser, shared)
         try:
             await session.open()

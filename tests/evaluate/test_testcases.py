@@ -2,16 +2,18 @@
 
 from __future__ import annotations
 
-import pytest
-from conftest import case
+import asyncio
 
-from webmend.evaluate.testcases import js_regex, py_search
+import pytest
+from conftest import case, drive_session, fixture_html
+
+from webmend.evaluate.testcases import StepRunner, js_regex, py_search, run_test_case
 
 COUNTER = """<!doctype html><html lang="en"><head><meta name="viewport" content="width=device-width">
 <title>Counter</title><style>body{font-family:sans-serif} .big{font-size:48px}</style></head><body>
 <h1>Counter</h1><img src="data:image/gif;base64,R0lGODlhAQABAAAAACw=" alt="dot">
 <button id="inc">Add one</button> <button id="dead">Nothing</button>
-<p>Press <b>Add one</b> to count.</p>
+<p>Press the button to count.</p>
 <div id="n" class="big">0</div><input id="name"><div id="hello"></div>
 <div id="later" style="display:none">late</div>
 <script>
@@ -29,6 +31,17 @@ window.firstRandom = Math.random();
 
 def run_cases(evaluate, *cases):
     return evaluate(COUNTER, {"id": "counter", "test_cases": list(cases)})["tests"]
+
+
+def run_on(worker, cfg, page: str, *cases) -> tuple[dict, dict]:
+    """Just the test cases, on one session of a data/fixtures/testcases/ page (no experience
+    protocol, the evaluator's own wall cap per browser call): (records by id, page events)."""
+
+    async def steps(session):
+        return [await run_test_case(session, c, i + 1) for i, c in enumerate(cases)]
+
+    tests, events = drive_session(worker, cfg, fixture_html(f"testcases/{page}"), steps, step_wall_s=cfg.limits.step_wall_s)
+    return {t["id"]: t for t in tests}, events
 
 
 def test_actions_pass_on_a_working_page(evaluate):
@@ -82,10 +95,100 @@ def test_failures_name_the_step_and_reason(evaluate):
     assert "did not appear" in by_id["wait_for_timeout"]["error"]
 
 
-def test_click_text_prefers_the_single_interactive_match(evaluate):
-    # "Add one" appears in the button and in a <b> of the help text: the button wins.
-    tests = run_cases(evaluate, case({"action": "click_text", "text_pattern": "Add one"}, {"action": "assert_js_value", "expression": "n === 1", "expected": True}))
-    assert tests[0]["passed"], tests[0]["error"]
+def test_click_text_counts_every_visible_match(worker, cfg):
+    # "Get started": the hero button and a paragraph below the fold; "Join now": the hero button
+    # and an opacity-0 link below the fold (Playwright's visibility ignores opacity). Two matches
+    # fail, whichever of them is a control. "Read more" is a span inside a button: the innermost
+    # match counts once (not the button and the body around it too), and its button is clicked.
+    status = lambda want: {"action": "assert_text_contains", "selector": "#status", "text": f"^{want}$"}  # noqa: E731
+    by_id, _ = run_on(
+        worker, cfg, "click_text_two_matches.html",
+        case({"action": "click_text", "text_pattern": "Get started"}, id="below_fold"),
+        case({"action": "click_text", "text_pattern": "(?i)^join NOW$"}, id="transparent"),
+        case({"action": "click_text", "text_pattern": "Read more"}, status("more"), id="inner"),
+    )
+    assert not by_id["below_fold"]["passed"] and "2 elements match" in by_id["below_fold"]["error"], by_id["below_fold"]
+    assert not by_id["transparent"]["passed"] and "2 elements match" in by_id["transparent"]["error"], by_id["transparent"]
+    assert by_id["inner"]["passed"], by_id["inner"]
+
+
+def test_async_expressions_run_page_time(worker, cfg):
+    # The page ticks every 100 ms of page time once started. A promise an expression returns is
+    # awaited while page time advances in settle-sized slices, so its timers fire: a 250 ms wait
+    # inside the assertion sees two ticks (the same on every run). One that never settles fails
+    # its step when the budget is spent; the page did not hang.
+    wait = "await new Promise(r => setTimeout(r, 250))"
+    by_id, events = run_on(
+        worker, cfg, "async_eval.html",
+        case({"action": "click", "selector": "#start"},
+             {"action": "assert_js_value", "expression": f"(async () => {{ const a = ticks; {wait}; return ticks - a; }})()", "expected": 2},
+             id="assert"),
+        case({"action": "eval_js", "expression": "new Promise(r => setTimeout(() => { window.done = performance.now(); r(); }, 250))"},
+             {"action": "assert_js_value", "expression": "window.done > 0", "expected": True}, id="eval"),
+        case({"action": "assert_js_value", "expression": "new Promise(() => {})", "expected": True, "timeout": 1000}, id="never"),
+        case({"action": "eval_js", "expression": "new Promise((_, no) => setTimeout(() => no(new Error('late no')), 50))"}, id="rejects"),
+    )
+    assert by_id["assert"]["passed"] and by_id["eval"]["passed"], by_id
+    assert not by_id["never"]["passed"] and "still pending after 1000 ms of page time" in by_id["never"]["error"], by_id["never"]
+    assert not by_id["rejects"]["passed"] and "late no" in by_id["rejects"]["error"], by_id["rejects"]
+    assert events["hangs"] == []
+
+
+def test_assert_visible_takes_the_first_visible_match(worker, cfg):
+    # The first .mark is a stroked horizontal SVG line (a box of height 0); the first .note is
+    # display:none. Later matches are visible, and the first visible match is what counts.
+    by_id, _ = run_on(
+        worker, cfg, "visible_first_match.html",
+        case({"action": "assert_visible", "selector": ".mark"}, id="marks"),
+        case({"action": "assert_visible", "selector": ".note"}, id="notes"),
+        case({"action": "assert_not_visible", "selector": ".hidden-note"}, id="hidden"),
+        case({"action": "assert_not_visible", "selector": ".mark"}, id="marks_not"),
+    )
+    assert {k: t["passed"] for k, t in by_id.items()} == {"marks": True, "notes": True, "hidden": True, "marks_not": False}, by_id
+
+
+def test_key_scrolling_lands_at_once(worker, cfg):
+    # Space and the arrow keys scroll a static page. The scroll is not animated in real time, so it
+    # has landed when the key step ends: a screenshot after it and a later one are identical
+    # (the page itself never changes). The wheel lands within the next frames, also unanimated.
+    cases = [case({"action": "press_key", "key": key}, {"action": "screenshot"}, {"action": "wait", "ms": 500},
+                  {"action": "assert_screenshot_changed"}, id=key) for key in ("Space", "ArrowDown")]
+    by_id, _ = run_on(worker, cfg, "tall_static.html", *cases)
+    assert all("unchanged" in (t["error"] or "") for t in by_id.values()), by_id
+
+    async def steps(s):
+        runner = StepRunner(s, 0)
+        out = []
+        for step in ({"action": "press_key", "key": "Space"}, {"action": "press_key", "key": "ArrowDown"}):
+            await runner.run(step)
+            out.append(await s.main_eval("scrollY"))
+            await asyncio.sleep(0.3)  # real time: nothing may still be moving
+            out.append(await s.main_eval("scrollY"))
+        await s.page.mouse.move(200, 200)
+        await s.page.mouse.wheel(0, 300)
+        await s._frames_if_any()
+        out.append(await s.main_eval("scrollY"))
+        await asyncio.sleep(0.3)
+        out.append(await s.main_eval("scrollY"))
+        return out
+
+    (space, space_later, arrow, arrow_later, wheel, wheel_later), _ = drive_session(worker, cfg, fixture_html("testcases/tall_static.html"), steps)
+    assert 0 < space == space_later < arrow == arrow_later < wheel == wheel_later == arrow + 300
+
+
+def test_a_screenshot_step_costs_the_settle_interval(worker, cfg):
+    # screenshot then assert_screenshot_changed with nothing between: the screenshot step costs
+    # settle_ms of page time, like an action, so an animating page changes and a static one cannot.
+    quick = [{"action": "screenshot"}, {"action": "assert_screenshot_changed"}]
+    by_id, _ = run_on(
+        worker, cfg, "animated_stripes.html",
+        case(*quick, id="animated"),
+        case({"action": "eval_js", "expression": "window.t0 = performance.now()"}, {"action": "screenshot"},
+             {"action": "assert_js_value", "expression": "performance.now() - t0", "expected": 2 * cfg.limits.settle_ms}, id="cost"),
+    )
+    still, _ = run_on(worker, cfg, "tall_static.html", case(*quick, id="static"))
+    assert by_id["animated"]["passed"] and by_id["cost"]["passed"], by_id
+    assert not still["static"]["passed"] and "unchanged" in still["static"]["error"], still
 
 
 def test_console_clean_sees_errors(evaluate):

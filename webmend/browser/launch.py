@@ -49,6 +49,11 @@ OFFLINE_FLAGS = (
     # its anti-aliased edges depend on which intermediate frames were rastered, i.e. on wall
     # time: the same DOM gave screenshots a few hundred pixels apart (bench/determinism_sweep.py).
     "--disable-partial-raster",
+    # Keyboard (Space, arrows, PageDown) and wheel scrolling jump at once instead of animating in
+    # real time, outside page time: otherwise a key press on a static page scrolled on between two
+    # screenshots, and a change check passed on a page where nothing could change. (Scrolling from
+    # script is made instant by clock.js, CSS scroll-behavior by probes.js.)
+    "--disable-smooth-scrolling",
     "--disable-features=Translate,MediaRouter,OptimizationHints,DialMediaRouteProvider,AutofillServerCommunication",
 )
 

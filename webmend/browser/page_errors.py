@@ -21,3 +21,8 @@ class PageCrashed(Exception):
 
 class JsError(Exception):
     """Test-case JavaScript threw."""
+
+
+class PromisePending(Exception):
+    """Test-case JavaScript returned a promise that was still pending when its page-time budget
+    ran out (the page itself answered throughout: not a hang)."""

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-from webmend.browser.page_errors import BudgetExhausted, JsError, PageCrashed, PageHung
+import asyncio
+
+from webmend.browser.page_errors import BudgetExhausted, JsError, PageCrashed, PageHung, PromisePending
 from webmend.browser.page_scripts import PROBES_JS
 
 
@@ -63,12 +65,68 @@ class PageWorlds:
             raise RuntimeError(f"probes failed to install: {res['exceptionDetails']}")
 
     async def main_eval(self, expression: str):
-        """Evaluate in the page's own world (test-case JS refers to page globals)."""
+        """Evaluate in the page's own world (evaluator reads of page globals; a promise is awaited
+        in real time, so it must not wait on page timers)."""
         res = await self.guard(
             self.cdp.send("Runtime.evaluate", {"expression": expression, "returnByValue": True, "awaitPromise": True}),
             "eval",
         )
-        if "exceptionDetails" in res:
-            det = res["exceptionDetails"]
-            raise JsError((det.get("exception") or {}).get("description") or det.get("text") or "exception")
+        _raise_js(res)
         return res["result"].get("value")
+
+    async def main_eval_settled(self, expression: str, budget_ms: int, slice_ms: int):
+        """Evaluate test-case JavaScript in the page's own world; a promise it returns is awaited
+        while page time moves.
+
+        Its timers are page timers (clock.js), which fire only when page time advances: awaiting
+        the promise with page time stopped would wait forever. So page time advances in slices of
+        `slice_ms` (the same slices on every run), and the promise's state is read after each one
+        from V8's own record of it (no page code runs for that), until it settles or `budget_ms`
+        of page time have passed: then PromisePending. Each slice is an ordinary guarded clock run,
+        so only a page that stops answering is a hang.
+        """
+        group = "webmend-eval"
+        held = False  # remote objects in the group (a primitive result makes none)
+        try:
+            res = await self.guard(self.cdp.send("Runtime.evaluate", {
+                "expression": expression, "objectGroup": group, "returnByValue": False, "awaitPromise": False,
+            }), "eval")
+            obj = res["result"]
+            held = "objectId" in obj or "exceptionDetails" in res
+            _raise_js(res)
+            if obj.get("subtype") == "promise":
+                waited = 0
+                while await self._promise_state(obj["objectId"]) == "pending":
+                    if waited >= budget_ms:
+                        raise PromisePending(f"promise still pending after {waited} ms of page time")
+                    step = min(slice_ms, budget_ms - waited)
+                    await self.advance(step)
+                    waited += step
+                res = await self.guard(self.cdp.send("Runtime.awaitPromise", {
+                    "promiseObjectId": obj["objectId"], "returnByValue": True}), "eval")
+            elif "objectId" in obj:  # an object: its JSON value, as returnByValue gives it
+                res = await self.guard(self.cdp.send("Runtime.callFunctionOn", {
+                    "objectId": obj["objectId"], "functionDeclaration": "function () { return this; }",
+                    "returnByValue": True}), "eval")
+            _raise_js(res)
+            return res["result"].get("value")
+        finally:
+            if held and not self.crashed and self.cdp is not None:
+                try:
+                    await asyncio.wait_for(self.cdp.send("Runtime.releaseObjectGroup", {"objectGroup": group}), timeout=2)
+                except Exception:  # the document went away, or the page is stuck (caught next call)
+                    pass
+
+    async def _promise_state(self, object_id: str) -> str:
+        """'pending', 'fulfilled' or 'rejected', as V8 reports it (no page code runs)."""
+        props = await self.guard(self.cdp.send("Runtime.getProperties", {"objectId": object_id, "ownProperties": True}), "eval")
+        for prop in props.get("internalProperties") or []:
+            if prop.get("name") == "[[PromiseState]]":
+                return (prop.get("value") or {}).get("value") or "pending"
+        return "fulfilled"  # not a native promise after all: nothing to wait for
+
+
+def _raise_js(res: dict) -> None:
+    if "exceptionDetails" in res:
+        det = res["exceptionDetails"]
+        raise JsError((det.get("exception") or {}).get("description") or det.get("text") or "exception")

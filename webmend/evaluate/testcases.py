@@ -11,7 +11,7 @@ import json
 import logging
 import re
 
-from webmend.browser.page_errors import BudgetExhausted, JsError, PageCrashed, PageHung
+from webmend.browser.page_errors import BudgetExhausted, JsError, PageCrashed, PageHung, PromisePending
 from webmend.browser.session import PageSession
 from webmend.evaluate.keys import normalize_key
 from webmend.evaluate.similarity import is_blank, screenshot_diff
@@ -19,6 +19,9 @@ from webmend.evaluate.similarity import is_blank, screenshot_diff
 log = logging.getLogger(__name__)
 
 ACTION_TIMEOUT_MS = 1500  # Playwright actionability wait (real time; page time is paused)
+# Page time a promise returned by eval_js / assert_js_value may take to settle; a step's own
+# `timeout` (ms) overrides it, up to limits.max_wait_ms.
+PROMISE_BUDGET_MS = 5000
 
 
 class StepFailed(Exception):
@@ -201,15 +204,27 @@ class StepRunner:
     async def _visible_count(self, selector) -> int:
         return await self._act(self.page.locator(selector).locator("visible=true").count(), "count", f"bad selector {selector!r}")
 
-    async def do_eval_js(self, step):
+    async def _eval(self, step, action: str):
+        """The step's expression in the page's world; a promise it returns is awaited while page
+        time advances in settle-sized slices, for at most the step's budget of page time."""
+        budget = max(0.0, min(_num(step.get("timeout"), PROMISE_BUDGET_MS), self.s.cfg.limits.max_wait_ms))
         try:
-            await self.s.main_eval(str(step.get("expression", "")))
+            return await self.s.main_eval_settled(str(step.get("expression", "")), int(budget), self.s.cfg.limits.settle_ms)
         except JsError as exc:
-            raise StepFailed(f"eval_js threw: {_short(exc)}") from None
+            raise StepFailed(f"{action} threw: {_short(exc)}") from None
+        except PromisePending as exc:
+            raise StepFailed(f"{action}: {exc}") from None
+
+    async def do_eval_js(self, step):
+        await self._eval(step, "eval_js")
         await self.settle()
 
     async def do_screenshot(self, step):
+        # A capture costs the settle interval of page time, as an action does (the reference
+        # runner's capture took real time too): `screenshot` straight before
+        # `assert_screenshot_changed` sees an animating page move, and a static page still fails.
         self.reference = await self.s.thumb()
+        await self.settle()
 
     async def do_assert_screenshot_changed(self, step):
         if self.reference is None:
@@ -225,10 +240,7 @@ class StepRunner:
 
     async def do_assert_js_value(self, step):
         expected = step.get("expected", True)
-        try:
-            value = await self.s.main_eval(str(step.get("expression", "")))
-        except JsError as exc:
-            raise StepFailed(f"assert_js_value threw: {_short(exc)}") from None
+        value = await self._eval(step, "assert_js_value")
         if value != expected or type(value) is not type(expected):
             raise StepFailed(f"assert_js_value: got {_short(json.dumps(value))}, expected {json.dumps(expected)}")
 
@@ -262,16 +274,15 @@ class StepRunner:
             if key in step and not ok(n, _num(step[key], 0)):
                 raise StepFailed(f"count of {selector!r} is {n}, expected {key} {step[key]}")
 
+    # Visible by Playwright's own rules, over all matches: the first visible match decides, so a
+    # zero-height first match (a horizontal SVG line) does not hide the visible ones after it.
     async def do_assert_visible(self, step):
-        if not await self._first_visible_state(step.get("selector")):
+        if not await self._visible_count(step.get("selector")):
             raise StepFailed(f"{step.get('selector')!r} is not visible")
 
     async def do_assert_not_visible(self, step):
-        if await self._first_visible_state(step.get("selector")):
-            raise StepFailed(f"{step.get('selector')!r} is visible")
-
-    async def _first_visible_state(self, selector) -> bool:
-        return await self._act(self.page.locator(selector).first.is_visible(), "is_visible", f"bad selector {selector!r}")
+        if n := await self._visible_count(step.get("selector")):
+            raise StepFailed(f"{step.get('selector')!r} is visible ({n} visible match{'es' if n > 1 else ''})")
 
     async def do_assert_no_horizontal_scroll(self, step):
         info = await self.s.iso("__wm.overflow()")

@@ -20,6 +20,29 @@ var __wm = (() => {
     const s = getComputedStyle(el);
     return s.visibility !== 'hidden' && s.display !== 'none' && Number(s.opacity) > 0.02;
   };
+  // Playwright's visibility (its injected script's computeBox), for the test-case actions that
+  // follow the format's "first visible match": not hidden by display, visibility or
+  // content-visibility (checkVisibility), and a non-empty box; opacity does not matter. An
+  // element with display: contents is visible when one of its children is.
+  const textRange = document.createRange();
+  const pwVisible = (el) => {
+    const s = getComputedStyle(el);
+    if (s.display === 'contents') {
+      for (let c = el.firstChild; c; c = c.nextSibling) {
+        if (c.nodeType === 1 && pwVisible(c)) return true;
+        if (c.nodeType === 3) {
+          textRange.selectNode(c);
+          const r = textRange.getBoundingClientRect();
+          if (r.width > 0 && r.height > 0) return true;
+        }
+      }
+      return false;
+    }
+    if (el.checkVisibility && !el.checkVisibility()) return false;
+    if (s.visibility !== 'visible') return false;
+    const r = el.getBoundingClientRect();
+    return r.width > 0 && r.height > 0;
+  };
   const cssPath = (el) => {
     if (el.id && document.querySelectorAll('#' + CSS.escape(el.id)).length === 1) return '#' + CSS.escape(el.id);
     const parts = [];
@@ -116,21 +139,22 @@ var __wm = (() => {
         hasLang: !!(document.documentElement.getAttribute('lang') || '').trim(),
       };
     },
-    // click_text: the single visible element whose text matches; when nested elements match,
-    // the innermost counts, and among several matches one interactive element wins.
+    // click_text: the single visible element (Playwright's rule, pwVisible) whose text (an
+    // input's value) matches. When nested elements match, only the innermost counts: a button and
+    // the body around it are one match, not two. Zero or several matches fail, whether or not
+    // they are controls and wherever they are on the page (below the fold too). The match is
+    // clicked through the control it is inside: a matching span in a button clicks the button.
     byText(source, flags) {
       let re;
       try { re = new RegExp(source, flags); } catch (e) { return { ok: false, error: 'bad pattern: ' + e.message }; }
       const textOf = (el) => ((el.tagName === 'INPUT' ? el.value : el.innerText) || '').trim();
       const all = Array.from(document.querySelectorAll('body *')).filter(
-        (el) => !['SCRIPT', 'STYLE', 'NOSCRIPT', 'TEMPLATE'].includes(el.tagName) && visible(el) && re.test(textOf(el)));
+        (el) => !['SCRIPT', 'STYLE', 'NOSCRIPT', 'TEMPLATE'].includes(el.tagName) && pwVisible(el) && re.test(textOf(el)));
       const inner = all.filter((el) => !all.some((o) => o !== el && el.contains(o)));
+      if (inner.length === 0) return { ok: false, error: `no visible element matches /${source}/` };
+      if (inner.length > 1) return { ok: false, error: `${inner.length} elements match /${source}/` };
       const clickable = 'button, a, input, select, summary, label, [role=button], [role=tab], [role=menuitem], [onclick], [tabindex]';
-      let picks = inner;
-      if (inner.length > 1) picks = inner.filter((el) => el.closest(clickable));
-      if (picks.length === 0) return { ok: false, error: inner.length ? `${inner.length} elements match /${source}/` : `no visible element matches /${source}/` };
-      if (picks.length > 1) return { ok: false, error: `${picks.length} elements match /${source}/` };
-      const target = picks[0].closest(clickable) || picks[0];
+      const target = inner[0].closest(clickable) || inner[0];
       return { ok: true, selector: cssPath(target) };
     },
     semantic(tags) { return Object.fromEntries(tags.map((t) => [t, document.querySelector(t) !== null])); },
