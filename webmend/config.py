@@ -181,6 +181,10 @@ class EvalConfig(_Frozen):
     # WebGL frames nobody can see are not rendered (clock.js); a page where that changed what
     # could be seen reports it and is evaluated again with this off, so verdicts never depend on it.
     skip_hidden_draws: bool = True
+    # The devicePixelRatio that pages in the gl browser (WebGL pages, launch.PROFILES) see. Pages
+    # size their WebGL drawing buffers by it, and SwiftShader pays for every pixel of them; CSS
+    # layout, the compositor and screenshots stay at 1. 1.0: off (docs/config.md).
+    gl_pixel_ratio: float = Field(default=0.5, gt=0, le=1)
     min_page_chars: int = 40
     probe_controls: int = Field(default=8, description="controls clicked by the probe when no tests exist")
     experience: Experience = Experience()

@@ -66,6 +66,17 @@
     Capped.prototype = Native.prototype;
     window[name] = Capped;
   }
+  // In the gl browser pages see a smaller devicePixelRatio (EvalConfig.gl_pixel_ratio; the
+  // evaluator writes 1 elsewhere). Pages size their WebGL drawing buffers by it, and SwiftShader
+  // renders every one of those pixels on the CPU; CSS pixels, layout and the compositor (hence
+  // screenshots) stay at scale 1, where the canvas is scaled up to its CSS size.
+  const PIXEL_RATIO = Number('__WM_PIXEL_RATIO__') || 1;
+  if (PIXEL_RATIO !== 1) {
+    Object.defineProperty(window, 'devicePixelRatio', {
+      get: function devicePixelRatio() { return PIXEL_RATIO; }, set: function devicePixelRatio(v) {},
+      configurable: true, enumerable: true,
+    });
+  }
   // WebGL pages run in the browser profile that composites through SwiftShader (fast WebGL
   // frames); the evaluator picks it from the code, and this report catches pages it missed.
   const nativeGetContext = HTMLCanvasElement.prototype.getContext;
