@@ -15,8 +15,8 @@ this checkout's arm N times and reports the pages whose verdicts differ between 
 CPU seconds are counted for the run's own process tree (worker processes, their Playwright drivers
 and every Chromium process, sampled from /proc during the run) and machine-wide (/proc/stat,
 which includes anything else running). Per page, each worker process measures its own process
-tree around the page (processes that exit during the page, such as a killed browser, are missed,
-so per-page figures undercount slightly); medians per family come from those.
+tree around the page (per-process peaks sampled every 0.5 s, so only a process's last half second
+before it exits is missed); medians per family come from those.
 The public reference runner's 2.6 pages/min (held-out set, same concurrency, issue 13) is printed
 as a fixed comparison: it is not installed here.
 
@@ -69,9 +69,11 @@ def _log_page_cpu() -> None:
         return
 
     def measured(raw, *args, **kwargs):
-        before = sum(process_tree_cpu().values())
-        record = inner(raw, *args, **kwargs)
-        used = sum(process_tree_cpu().values()) - before
+        # Per-pid peaks sampled during the page: a renderer that exits with its context would
+        # vanish from a plain before/after difference.
+        with TreeCpu(period_s=0.5) as tree:
+            record = inner(raw, *args, **kwargs)
+        used = tree.seconds
         with open(Path(os.environ[PAGE_CPU_LOG]) / f"{os.getpid()}.jsonl", "a") as fh:
             fh.write(json.dumps({"id": raw.id, "cpu_s": round(used, 3)}) + "\n")
         return record
