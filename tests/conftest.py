@@ -48,7 +48,7 @@ def drive_session(worker, cfg, html: str, steps, profile: str = "raster", step_w
     events = PageEvents()
 
     async def job(browser):
-        shared = PageShared(cfg=cfg, policy=RequestPolicy(html, None, NetworkLog(), 3), events=events, step_wall_s=step_wall_s)
+        shared = PageShared(cfg=cfg, policy=RequestPolicy(html, None, NetworkLog(), 3), events=events, step_wall_s=step_wall_s, profile=profile)
         session = PageSession(browser, shared)
         try:
             await session.open()

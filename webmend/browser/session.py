@@ -10,7 +10,6 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
-import weakref
 from dataclasses import dataclass
 
 from webmend.browser.evidence import PageEvents
@@ -34,6 +33,7 @@ class PageShared:
     policy: RequestPolicy
     events: PageEvents
     step_wall_s: float
+    profile: str = "raster"  # the launch.PROFILES browser this page runs in ("gl": WebGL pages)
     # time.monotonic() by which the whole page must be done (None: no page budget, tests only).
     # No guarded call may outlive it, so wall time a busy GPU process takes counts against the page.
     deadline: float | None = None
@@ -80,7 +80,7 @@ class PageSession(PageClock, PageWorlds, PageCapture, PageInput):
         init = INIT_JS.replace("__WM_SEED__", str(cfg.sandbox.seed))
         init = init.replace("__WM_CONSOLE_CAP__", str(cfg.limits.max_console_calls))
         init = init.replace("__WM_MAX_WORKERS__", str(cfg.limits.max_workers))
-        gl = await browser_profile(self._browser) == "gl"
+        gl = self.shared.profile == "gl"
         init = init.replace("__WM_PIXEL_RATIO__", repr(float(cfg.gl_pixel_ratio)) if gl else "1")
         if cfg.virtual_time:
             clock = CLOCK_JS.replace("__WM_CLOCK_KEY__", CLOCK_KEY)
@@ -282,24 +282,6 @@ class PageSession(PageClock, PageWorlds, PageCapture, PageInput):
 
 
 
-
-
-_PROFILES: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
-
-
-async def browser_profile(browser) -> str:
-    """Which of launch.PROFILES `browser` runs: "gl" composites through the GPU (SwiftShader) and
-    evaluates the WebGL pages, "raster" composites in software. Asked once per browser."""
-    known = _PROFILES.get(browser)
-    if known is None:
-        cdp = await browser.new_browser_cdp_session()
-        try:
-            info = await cdp.send("SystemInfo.getInfo")
-        finally:
-            await cdp.detach()
-        status = ((info.get("gpu") or {}).get("featureStatus") or {}).get("gpu_compositing", "")
-        known = _PROFILES[browser] = "gl" if status.startswith("enabled") else "raster"
-    return known
 
 
 def _detached(exc: Exception) -> bool:

@@ -150,7 +150,7 @@ def _run(worker: BrowserWorker, html: str, cfg: EvalConfig, cases: list, scale: 
     # Software-rendered WebGL makes every real frame dear (SwiftShader): gl pages get more wall
     # time per step before a slow frame is mistaken for a hang.
     scale *= cfg.limits.gl_wall_factor if profile == "gl" else 1
-    shared = PageShared(cfg=cfg, policy=policy, events=events, step_wall_s=cfg.limits.step_wall_s * scale,
+    shared = PageShared(cfg=cfg, policy=policy, events=events, step_wall_s=cfg.limits.step_wall_s * scale, profile=profile,
                         deadline=budget.deadline(profile))
 
     async def job(browser):
