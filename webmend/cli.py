@@ -12,6 +12,7 @@ import time
 from pathlib import Path
 
 from webmend.config import load_config
+from webmend.export.command import add_export_arguments, add_manifest_arguments
 from webmend.generate.command import add_arguments as add_generate_arguments
 from webmend.intake.command import add_crawl_arguments, add_prompts_arguments
 
@@ -70,6 +71,10 @@ def _parser() -> argparse.ArgumentParser:
     add_prompts_arguments(pr)
     cr = sub.add_parser("crawl", help="crawl allow-listed sites politely for task prompts (docs/intake.md)")
     add_crawl_arguments(cr)
+    ex = sub.add_parser("export", help="export gated SFT corpora (raw, filtered, refined) with a manifest (docs/export.md)")
+    add_export_arguments(ex)
+    mf = sub.add_parser("manifest", help="check an export manifest (docs/export.md)")
+    add_manifest_arguments(mf)
     return p
 
 
@@ -138,7 +143,12 @@ def cmd_evaluate(args) -> int:
     print(json.dumps({k: summary[k] for k in ("pages", "pages_by_status", "pages_by_state", "mean_score", "weighted_pass_rate")}, indent=2))
     print(f"results: {Path(args.out) / 'results.jsonl'}", file=sys.stderr)
     if args.data_root:
-        written = write_results_traces(iter_records(Path(args.out) / RESULTS), hashes, args.data_root, cfg.config_hash())
+        from webmend.evaluate.inputs import match_item
+        from webmend.evaluate.traces import input_fields
+
+        fields = (input_fields(raw, match_item(items, raw.id), cfg.min_page_chars) for raw in inputs())
+        written = write_results_traces(iter_records(Path(args.out) / RESULTS), hashes, args.data_root, cfg.config_hash(),
+                                       fields=fields)
         print(f"traces: {args.data_root} (run {written['run_id']}: {written['written']} batches written, "
               f"{written['skipped']} already there)", file=sys.stderr)
     return 0
@@ -204,12 +214,24 @@ def cmd_crawl(args) -> int:
     return run_crawl(args)
 
 
+def cmd_export(args) -> int:
+    from webmend.export.command import run_export
+
+    return run_export(args)
+
+
+def cmd_manifest(args) -> int:
+    from webmend.export.command import run_manifest
+
+    return run_manifest(args)
+
+
 def main(argv: list[str] | None = None) -> int:
     args = _parser().parse_args(argv)
     logging.basicConfig(level=logging.DEBUG if args.verbose else logging.WARNING, format="%(levelname)s %(name)s: %(message)s")
     os.environ.setdefault("PYTHONUNBUFFERED", "1")
     handler = {"evaluate": cmd_evaluate, "repair": cmd_repair, "rescore": cmd_rescore, "sql": cmd_sql, "generate": cmd_generate,
-               "prompts": cmd_prompts, "crawl": cmd_crawl}[args.command]
+               "prompts": cmd_prompts, "crawl": cmd_crawl, "export": cmd_export, "manifest": cmd_manifest}[args.command]
     try:
         return handler(args)
     except (ValueError, FileNotFoundError) as exc:

@@ -61,8 +61,25 @@ def evaluation_row(record: dict, *, run_id: str, page_hash: str, config_hash: st
         "evidence": None if record.get("evidence") is None else json.dumps(record["evidence"], sort_keys=True),
         "layers": list(record.get("layers") or []),
         "trace_summary": None if record.get("trace_summary") is None else json.dumps(record["trace_summary"], sort_keys=True),
+        "prompt_id": record.get("prompt_id"), "prompt": record.get("prompt"), "page": record.get("page"),
+        "page_hash": sha256_hex(record["page"]) if record.get("page") else None,
         **_common(record, run_id, page_hash, config_hash),
     }
+
+
+def input_fields(raw, item: dict | None, min_chars: int) -> dict:
+    """What a record of this input adds to its evaluations row for export: the prompt it answers
+    (the response's own, else its test item's), the prompt id (the item's, else the sample id
+    without `#k`) and the evaluated page (the extracted HTML; null when extraction failed)."""
+    from webmend.extract import extract_page  # memoised: the evaluation extracted the same input
+
+    page = None
+    if raw.raw is not None:
+        extraction = extract_page(raw.raw, min_chars=min_chars)
+        page = extraction.html if extraction.status == "ok" else None
+    prompt = raw.prompt or (item or {}).get("prompt")
+    prompt_id = str(item["id"]) if item and item.get("id") is not None else raw.id.split("#", 1)[0]
+    return {"prompt_id": prompt_id, "prompt": prompt if isinstance(prompt, str) else None, "page": page}
 
 
 def per_test_rows(record: dict, *, run_id: str, page_hash: str, config_hash: str | None = None) -> list[dict]:
@@ -188,16 +205,18 @@ def write_keyed(records: list[dict], root: DataRoot | str, key: str, *, run_id: 
 
 def write_results_traces(records: Iterable[dict], content_hashes: Sequence[str], root: DataRoot | str,
                          config_hash: str, *, batch_size: int = DEFAULT_BATCH_SIZE, run_id: str | None = None,
-                         replace: bool = False) -> dict:
+                         replace: bool = False, fields: Iterable[dict] | None = None) -> dict:
     """The trace tables of a `webmend evaluate` run: its records (results.jsonl, input order) with
     the content hash of each input (by index), in the chunks and under the keys that
     build-refined-pool gives the same corpus and config at the same batch size, so a corpus
     evaluated both ways has its rows once. Streams the records one chunk at a time.
 
-    Returns {"run_id", "batches", "written", "skipped"}.
+    fields: `input_fields` of each input, in input order (read again from the inputs, so pages are
+    never all held in memory). Returns {"run_id", "batches", "written", "skipped"}.
     """
     root = root if isinstance(root, DataRoot) else DataRoot(root)
     keys = chunk_keys(content_hashes, config_hash, batch_size)
+    fields = iter(fields) if fields is not None else None
     run_id = run_id or "evaluate-" + make_key("webmend-evaluate", *keys, config_hash)[:12]
     written = 0
     records = iter(records)
@@ -209,6 +228,8 @@ def write_results_traces(records: Iterable[dict], content_hashes: Sequence[str],
                              f"{[r['index'] for r in chunk]}, expected {expected}")
         for record in chunk:
             record["content_hash"] = content_hashes[record["index"]]
+            if fields is not None:
+                record.update(next(fields))
         written += write_keyed(chunk, root, key, run_id=run_id, config_hash=config_hash, replace=replace)
     if next(records, None) is not None:
         raise ValueError(f"more results than the {len(content_hashes)} inputs")

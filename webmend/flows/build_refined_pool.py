@@ -118,7 +118,7 @@ def _evaluate(runner, plan, cfg, data_root: str, replace: bool) -> list:
             "batch": batch, "cfg_json": cfg_json, "keyframes_to": data_root}),
         completed=as_completed,
         commit=lambda batch, records: tasks.write_traces(batch, records, data_root, plan.run_id, plan.config_hash,
-                                                         replace),
+                                                         replace, cfg.min_page_chars),
     ).failures
 
 

@@ -65,8 +65,8 @@ def evaluate_batch(batch: core.Batch, cfg_json: str, keyframes_to: str | None = 
 @task(name="write-traces", task_run_name="write-traces-{batch.index}", cache_policy=NO_CACHE,
       retries=3, retry_delay_seconds=1, retry_condition_fn=infrastructure_only)
 def write_traces(batch: core.Batch, records: list[dict], data_root: str, run_id: str, config_hash: str,
-                 replace: bool = False) -> str:
-    return core.write_batch(batch, records, data_root, run_id, config_hash, replace)
+                 replace: bool = False, min_chars: int = EvalConfig().min_page_chars) -> str:
+    return core.write_batch(batch, records, data_root, run_id, config_hash, replace, min_chars)
 
 
 @task(name="repair-batch", task_run_name="repair-batch-{batch.index}", cache_policy=NO_CACHE,

@@ -122,10 +122,11 @@ def evaluate_batch(batch: Batch, cfg: EvalConfig, keyframes_to: str | None = Non
 
 
 def write_batch(batch: Batch, records: list[dict], root: str, run_id: str, config_hash: str,
-                replace: bool = False) -> str:
+                replace: bool = False, min_chars: int = EvalConfig().min_page_chars) -> str:
     """Write a batch's trace rows under its key (evaluations last: it marks the batch done)."""
     if [r["id"] for r in records] != [j.raw.id for j in batch.items]:
         raise ValueError(f"batch {batch.index}: records do not match its inputs")
+    records = [{**r, **traces.input_fields(j.raw, j.item, min_chars)} for r, j in zip(records, batch.items)]
     traces.write_keyed(records, root, batch.key, run_id=run_id, config_hash=config_hash,
                        content_hashes=hashes_by_id(batch), replace=replace)
     return DataRoot(root).file_url("evaluations", batch.key)

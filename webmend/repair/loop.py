@@ -255,7 +255,7 @@ def _trace(st: _State, original: Checkpoint, stop: str, cfg: RepairConfig, elaps
 
 def _ref(c: Checkpoint) -> dict:
     return {"round": c.round, "content_hash": c.content_hash, "parent_hash": c.parent_hash, "score": c.total,
-            "state": c.record.get("state")}
+            "state": c.record.get("state"), "status": c.record.get("status"), "flags": list(c.record.get("flags") or [])}
 
 
 def _frames(record: dict) -> list[str]:

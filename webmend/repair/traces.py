@@ -46,6 +46,7 @@ def checkpoint_rows(record: dict, pages: dict[str, str]) -> list[dict]:
             "original_state": record["original_state"], "score_total": cp["score"], "state": cp["state"],
             "is_best": cp["content_hash"] == record["final_hash"], "rounds": record["rounds"],
             "stop_reason": record["stop_reason"], "html": pages.get(cp["content_hash"]),
+            "status": cp.get("status"), "flags": list(cp.get("flags") or []),
             "content_hash": cp["content_hash"], "config_hash": record["config_hash"],
         })
     return rows

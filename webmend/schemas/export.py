@@ -5,13 +5,15 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+from webmend.schemas.manifest import Manifest
 from webmend.schemas.repair import Diagnosis, RepairRecord
 from webmend.schemas.results import ResultRecord, Summary
 from webmend.schemas.tables import render_tables
 
 HERE = Path(__file__).parent
 SCHEMAS = {"result.schema.json": ResultRecord, "summary.schema.json": Summary,
-           "repair.schema.json": RepairRecord, "diagnosis.schema.json": Diagnosis}
+           "repair.schema.json": RepairRecord, "diagnosis.schema.json": Diagnosis,
+           "manifest.schema.json": Manifest}
 TABLES_FILE = "tables.schema.json"  # the trace tables' pyarrow schemas, for documentation
 
 

@@ -147,6 +147,8 @@ class CheckpointRef(_Model):
     parent_hash: str | None
     score: float | None
     state: Literal[STATES] | None
+    status: str | None = None  # its evaluation's status and flags (export's gate reads them)
+    flags: list[str] = []
 
 
 class RepairRecord(_Model):

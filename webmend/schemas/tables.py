@@ -92,6 +92,10 @@ TABLES: dict[str, pa.Schema] = {
         _f("evidence", _JSON),  # the record's stored evidence: enough to rescore without a browser
         _f("layers", pa.list_(pa.int32())),  # experience-protocol layers that ran (docs/experience.md)
         _f("trace_summary", _JSON),  # the record's trace_summary
+        # What export reads (docs/export.md): the prompt the page answers, and the evaluated page
+        # (the extracted HTML) with its sha256, which checkpoints.original_hash names.
+        _f("prompt_id", pa.string()), _f("prompt", pa.string()), _f("page", pa.string()),
+        _f("page_hash", pa.string()),
     ),
     # One row per test case run on a page. content_hash: the page's.
     "test_results": _schema(
@@ -131,6 +135,7 @@ TABLES: dict[str, pa.Schema] = {
         _f("original_hash", pa.string()), _f("original_score", pa.float64()), _f("original_state", pa.string()),
         _f("score_total", pa.float64()), _f("state", pa.string()), _f("is_best", pa.bool_()),
         _f("rounds", pa.int32()), _f("stop_reason", pa.string()), _f("html", pa.string()),
+        _f("status", pa.string()), _f("flags", pa.list_(pa.string())),  # the checkpoint's verified evaluation
     ),
     # Provisional. One executable interaction contract (ICG) per task. content_hash: the contract JSON's.
     "contracts": _schema(
@@ -160,6 +165,7 @@ ALLOWED_VALUES: dict[tuple[str, str], tuple[str, ...]] = {
     ("generations", "status"): GENERATION_STATUSES,
     ("evaluations", "status"): EVALUATION_STATUSES,
     ("evaluations", "state"): STATES,
+    ("checkpoints", "status"): EVALUATION_STATUSES,
     ("test_results", "page_status"): EVALUATION_STATUSES,
     ("repair_attempts", "strategy"): STRATEGIES,
     ("repair_attempts", "mode"): MODES,

@@ -52,8 +52,9 @@ def _quote(text: str) -> str:
     return "'" + text.replace("'", "''") + "'"
 
 
-def view_sql(root: DataRoot, table: str) -> str:
-    """CREATE VIEW statement for one table of the root."""
+def view_sql(root: DataRoot, table: str, con: duckdb.DuckDBPyConnection | None = None) -> str:
+    """CREATE VIEW statement for one table of the root. With `con`, columns of the current schema
+    that no file has yet (files older than the column) are added as nulls, so queries can name them."""
     if root.local:
         source = _quote(f"{root.table_dir(table)}/*.parquet") if root.keys(table) else None
     else:
@@ -63,14 +64,22 @@ def view_sql(root: DataRoot, table: str) -> str:
         cols = ", ".join(f'CAST(NULL AS {duckdb_type(f.type)}) AS "{f.name}"' for f in TABLES[table])
         return f'CREATE OR REPLACE VIEW "{table}" AS SELECT {cols} WHERE false'
     # union_by_name: files written under an older schema_version may lack newer columns.
-    return f'CREATE OR REPLACE VIEW "{table}" AS SELECT * FROM read_parquet({source}, union_by_name = true)'
+    scan = f"read_parquet({source}, union_by_name = true)"
+    extra = ""
+    if con is not None:
+        present = {row[0] for row in con.execute(f"DESCRIBE SELECT * FROM {scan}").fetchall()}
+        extra = "".join(f', CAST(NULL AS {duckdb_type(f.type)}) AS "{f.name}"'
+                        for f in TABLES[table] if f.name not in present)
+    return f'CREATE OR REPLACE VIEW "{table}" AS SELECT *{extra} FROM {scan}'
 
 
-def create_views(con: duckdb.DuckDBPyConnection, root: DataRoot) -> None:
+def create_views(con: duckdb.DuckDBPyConnection, root: DataRoot, fill_missing: bool = False) -> None:
+    """fill_missing: add absent columns as nulls (in-memory connections only: a saved database's
+    views outlive the files they were built over, and a later file with the column would clash)."""
     if not root.local:
         con.register_filesystem(root.fs)
     for table in TABLES:
-        con.execute(view_sql(root, table))
+        con.execute(view_sql(root, table, con if fill_missing else None))
     log.debug("views over %s: %s", root.url, ", ".join(TABLES))
 
 
@@ -78,7 +87,7 @@ def connect(root: DataRoot | str) -> duckdb.DuckDBPyConnection:
     """An in-memory DuckDB connection with a view per trace table of the root."""
     root = root if isinstance(root, DataRoot) else DataRoot(root)
     con = duckdb.connect()
-    create_views(con, root)
+    create_views(con, root, fill_missing=True)
     return con
 
 

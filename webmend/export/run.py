@@ -1,0 +1,373 @@
+"""export_corpus: trace tables -> a gated, versioned SFT export (docs/export.md). No Prefect here.
+
+Order of work: select pages (metadata only) -> stream their HTML from DuckDB into Parquet parts in
+a staging folder -> rejects, dataset_info.json -> the Great Expectations gate over the staged
+files -> publish: every file moved to OUT/VERSION/, then manifest.json (a version without a
+manifest is not an export), then OUT/LATEST.json. A failed gate publishes nothing but its data
+docs and gate.json; a crash leaves only a staging folder, which the next run removes.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import subprocess
+import tempfile
+import uuid
+from dataclasses import dataclass
+from datetime import datetime, timezone
+from pathlib import Path
+
+import fsspec
+import pyarrow as pa
+import pyarrow.parquet as pq
+
+import webmend
+from webmend.export import documents
+from webmend.export.config import ExportConfig
+from webmend.export.files import PartWriter, WrittenFile, file_digest
+from webmend.export.gate import DatasetCheck, GateResult, run_gate
+from webmend.export.select import CHECKPOINTS, EVALUATIONS, Hygiene, Selection, select
+from webmend.schemas.corpus import DATASET_COLUMNS, PREFERENCE, SHAREGPT_TAGS, SFT_FORMATS
+from webmend.schemas.manifest import Manifest
+from webmend.store import DataRoot, make_key
+from webmend.store.duckdb_views import connect
+
+log = logging.getLogger(__name__)
+
+MANIFEST, LATEST, DATASET_INFO, REJECTS, GATE_JSON = "manifest.json", "LATEST.json", "dataset_info.json", "rejects.parquet", "gate.json"
+STAGING_PREFIX = ".staging-"
+DUCKDB_MEMORY = "1GB"  # DuckDB spills the ordered page scan to disk beyond this
+
+
+class ExportBlocked(RuntimeError):
+    """The gate failed: nothing was published (its data docs and gate.json were)."""
+
+    def __init__(self, version: str, gate: GateResult):
+        super().__init__(f"export {version} blocked by the gate: " + "; ".join(gate.failures()))
+        self.version, self.gate = version, gate
+
+
+@dataclass(frozen=True)
+class ExportOutcome:
+    status: str  # "exported" | "unchanged"
+    version: str
+    manifest: str  # URL of manifest.json
+    rows: dict[str, int]  # dataset -> rows
+
+
+def default_out(data_root: str) -> str:
+    return f"{str(data_root).rstrip('/')}/corpus"
+
+
+def export_corpus(data_root: str, out: str | None = None, cfg: ExportConfig = ExportConfig(),
+                  benchmarks: list[str] = (), runs: list[str] | None = None,
+                  storage_options: dict | None = None) -> ExportOutcome:
+    cfg.check()
+    out = out or default_out(data_root)
+    fs, base = fsspec.core.url_to_fs(out, **(storage_options or {}))
+    base = base.rstrip("/")
+    con = connect(DataRoot(data_root))
+    con.execute(f"SET memory_limit = '{DUCKDB_MEMORY}'")
+    con.execute(f"SET temp_directory = '{tempfile.gettempdir()}/webmend-duckdb'")
+    hygiene = Hygiene(cfg, list(benchmarks))
+    sel = select(con, cfg, hygiene, runs)
+    version = version_id(cfg, sel)
+    target = f"{base}/{version}"
+    if fs.exists(f"{target}/{MANIFEST}"):
+        log.info("export %s is already published at %s: nothing to do", version, target)
+        return ExportOutcome("unchanged", version, _url(fs, f"{target}/{MANIFEST}"), _rows_of(fs, target))
+    _remove_stale_staging(fs, base)
+    staging = f"{base}/{STAGING_PREFIX}{version}-{uuid.uuid4().hex[:8]}"
+    try:
+        files = _write_datasets(con, fs, staging, sel, cfg)
+        files.append(_write_rejects(fs, staging, sel))
+        _write_json(fs, f"{staging}/{DATASET_INFO}", dataset_info(files, cfg))
+        gate = _gate(fs, staging, target, files, sel, cfg, hygiene)
+        if not gate.success:
+            raise ExportBlocked(version, gate)
+        manifest = build_manifest(fs, base, version, files, sel, cfg, gate)
+        _publish(fs, staging, target, files, manifest)
+    finally:
+        if fs.exists(staging):
+            fs.rm(staging, recursive=True)
+    _write_json(fs, f"{base}/{LATEST}", {"version": version, "manifest": f"{version}/{MANIFEST}"})
+    rows = {f.dataset: 0 for f in files if f.dataset}
+    for f in files:
+        if f.dataset:
+            rows[f.dataset] += f.rows
+    log.info("export %s published at %s: %s", version, target, rows)
+    return ExportOutcome("exported", version, _url(fs, f"{target}/{MANIFEST}"), rows)
+
+
+@dataclass
+class StagedFile(WrittenFile):
+    dataset: str | None = None
+    route: str | None = None
+    format: str | None = None
+
+
+def version_id(cfg: ExportConfig, sel: Selection) -> str:
+    """From the export config and every exported (route, page) and pair: same inputs, same version."""
+    parts = [f"{r}\x1e{p.id}\x1e{p.content_hash}" for r, pages in sorted(sel.routes.items()) for p in pages]
+    parts += [f"pair\x1e{x.chosen.content_hash}\x1e{x.rejected.content_hash}" for x in sel.pairs]
+    return "v-" + make_key("export", cfg.config_hash(), *parts)[:16]
+
+
+def dataset_name(cfg: ExportConfig, route: str, fmt: str) -> str:
+    return f"{cfg.dataset_prefix}_{route}_{fmt}"
+
+
+# ---- rows -----------------------------------------------------------------------------------
+
+def _write_datasets(con, fs, staging: str, sel: Selection, cfg: ExportConfig) -> list[StagedFile]:
+    out: list[StagedFile] = []
+    for route, pages in sel.routes.items():
+        writers = {fmt: PartWriter(fs, staging, f"{route}/{fmt}", fmt, cfg.rows_per_file)
+                   for fmt in cfg.formats if fmt in SFT_FORMATS}
+        for page, html in page_stream(con, pages):
+            for fmt, writer in writers.items():
+                writer.add(sft_row(fmt, page, html, route, cfg.system_prompt))
+        out += _staged(writers, cfg, route)
+    if PREFERENCE in cfg.formats and "refined" in sel.routes:
+        writer = PartWriter(fs, staging, f"refined/{PREFERENCE}", PREFERENCE, cfg.rows_per_file)
+        for pair, chosen, rejected in pair_stream(con, sel.pairs):
+            writer.add(preference_row(pair, chosen, rejected, cfg.system_prompt))
+        out += _staged({PREFERENCE: writer}, cfg, "refined")
+    return out
+
+
+def _staged(writers: dict[str, PartWriter], cfg: ExportConfig, route: str) -> list[StagedFile]:
+    return [StagedFile(f.path, f.rows, f.bytes, f.sha256, dataset_name(cfg, route, fmt), route, fmt)
+            for fmt, w in writers.items() for f in w.close()]
+
+
+def sft_row(fmt: str, page, html: str, route: str, system: str) -> dict:
+    meta = {"id": page.id, "prompt_id": page.prompt_id, "family": page.family, "source_run": page.source_run,
+            "score": page.score, "original_score": page.original_score, "route": route, "content_hash": page.content_hash}
+    if fmt == "sharegpt":
+        return {"messages": documents.messages(system, page.prompt, html), **meta}
+    return {"system": system, "instruction": page.prompt, "input": "", "output": html, **meta}
+
+
+def preference_row(pair, chosen: str, rejected: str, system: str) -> dict:
+    c, r = pair.chosen, pair.rejected
+    return {"messages": documents.messages(system, c.prompt), "chosen": {"role": "assistant", "content": chosen},
+            "rejected": {"role": "assistant", "content": rejected}, "id": c.id, "prompt_id": c.prompt_id,
+            "family": c.family, "source_run": c.source_run, "chosen_score": c.score, "rejected_score": r.score,
+            "rejected_kind": pair.kind, "chosen_hash": c.content_hash, "rejected_hash": r.content_hash}
+
+
+def page_stream(con, pages: list):
+    """(page, html) in the pages' order, streamed: DuckDB joins the selection to the stored pages
+    and sorts on disk past its memory limit; Python holds one fetched batch."""
+    if not pages:
+        return
+    con.register("_sel", pa.table({"ord": list(range(len(pages))), "h": [p.content_hash for p in pages],
+                                   "src": [p.table for p in pages]}))
+    query = f"""
+        SELECT s.ord, x.html FROM _sel s JOIN (
+            SELECT '{EVALUATIONS}' AS src, page_hash AS h, page AS html FROM evaluations
+             WHERE page_hash IN (SELECT h FROM _sel WHERE src = '{EVALUATIONS}')
+            UNION ALL
+            SELECT '{CHECKPOINTS}', content_hash, html FROM checkpoints
+             WHERE content_hash IN (SELECT h FROM _sel WHERE src = '{CHECKPOINTS}')
+        ) x ON x.src = s.src AND x.h = s.h WHERE x.html IS NOT NULL ORDER BY s.ord"""
+    yield from _ordered(con.execute(query).to_arrow_reader(256), pages, lambda row: (pages[row[0]], row[1]))
+    con.unregister("_sel")
+
+
+def pair_stream(con, pairs: list):
+    if not pairs:
+        return
+    con.register("_pairs", pa.table({"ord": list(range(len(pairs))), "ch": [p.chosen.content_hash for p in pairs],
+                                     "rh": [p.rejected.content_hash for p in pairs]}))
+    query = """
+        SELECT s.ord, c.html, e.page FROM _pairs s
+        JOIN (SELECT content_hash AS h, html FROM checkpoints WHERE content_hash IN (SELECT ch FROM _pairs)) c ON c.h = s.ch
+        JOIN (SELECT page_hash AS h, page FROM evaluations WHERE page_hash IN (SELECT rh FROM _pairs)) e ON e.h = s.rh
+        WHERE c.html IS NOT NULL AND e.page IS NOT NULL ORDER BY s.ord"""
+    yield from _ordered(con.execute(query).to_arrow_reader(256), pairs, lambda row: (pairs[row[0]], row[1], row[2]))
+    con.unregister("_pairs")
+
+
+def _ordered(reader, wanted: list, make):
+    """One item per ord (a page stored in several rows comes back once); every ord must come back."""
+    last, seen = -1, 0
+    for batch in reader:
+        for row in zip(*(c.to_pylist() for c in batch.columns)):
+            if row[0] == last:
+                continue
+            last, seen = row[0], seen + 1
+            yield make(row)
+    if seen != len(wanted):
+        raise RuntimeError(f"{len(wanted) - seen} selected pages were not found in the trace tables")
+
+
+def _write_rejects(fs, staging: str, sel: Selection) -> StagedFile:
+    rows = sorted(((r.route, r.id, r.content_hash, r.reason, r.detail) for r in sel.rejects))
+    table = pa.table({name: [r[i] for r in rows] for i, name in enumerate(("route", "id", "content_hash", "reason", "detail"))},
+                     schema=pa.schema([(n, pa.string()) for n in ("route", "id", "content_hash", "reason", "detail")]))
+    with fs.open(f"{staging}/{REJECTS}", "wb") as fh:
+        pq.write_table(table, fh)
+    size, digest = file_digest(fs, f"{staging}/{REJECTS}")
+    return StagedFile(REJECTS, len(rows), size, digest)
+
+
+# ---- dataset_info, gate, manifest -----------------------------------------------------------
+
+def dataset_info(files: list[StagedFile], cfg: ExportConfig) -> dict:
+    """LlamaFactory's dataset registry: one entry per (route, format), file_name = its folder of parts."""
+    info = {}
+    for f in files:
+        if f.dataset and f.dataset not in info:
+            entry = {"file_name": str(Path(f.path).parent), "formatting": "alpaca" if f.format == "alpaca" else "sharegpt",
+                     "columns": dict(DATASET_COLUMNS[f.format])}
+            if f.format != "alpaca":
+                entry["tags"] = dict(SHAREGPT_TAGS)
+            if f.format == PREFERENCE:
+                entry["ranking"] = True
+            info[f.dataset] = entry
+    return info
+
+
+def _gate(fs, staging: str, target: str, files: list[StagedFile], sel: Selection, cfg: ExportConfig,
+          hygiene: Hygiene) -> GateResult:
+    checks = []
+    datasets = sorted({(f.dataset, f.route, f.format) for f in files if f.dataset})
+    for name, route, fmt in datasets:
+        expected = len(sel.pairs) if fmt == PREFERENCE else len(sel.routes[route])
+        min_score = cfg.gate.min_score if route == "refined" else 0.0
+        bounds = (0.0, 1.0) if fmt == PREFERENCE else (cfg.family_shares.min, cfg.family_shares.max)
+        checks.append(DatasetCheck(name, fmt, [f.path for f in files if f.dataset == name], expected, min_score, bounds))
+    local = _is_local(fs)
+    docs = f"{target}/gate" if local else tempfile.mkdtemp(prefix="webmend-gate-docs-")
+    result = run_gate(fs, staging, checks, hygiene.contamination, docs)
+    if not local:
+        fs.put(docs, f"{target}/gate", recursive=True)
+    _write_json(fs, f"{target}/{GATE_JSON}", result.as_dict())
+    return result
+
+
+def build_manifest(fs, base: str, version: str, files: list[StagedFile], sel: Selection, cfg: ExportConfig,
+                   gate: GateResult) -> dict:
+    rows = [p for pages in sel.routes.values() for p in pages]
+    datasets = {}
+    for f in files:
+        if f.dataset:
+            d = datasets.setdefault(f.dataset, {"route": f.route, "format": f.format, "rows": 0, "files": []})
+            d["rows"] += f.rows
+            d["files"].append(f.path)
+    manifest = {
+        "export_version": version, "created_at": datetime.now(timezone.utc).isoformat(timespec="seconds"),
+        "code_version": code_version(),
+        "config_hashes": {"evaluation": sorted({p.eval_config for p in rows if p.eval_config}),
+                          "repair": sorted({p.repair_config for p in rows if p.repair_config}),
+                          "export": [cfg.config_hash()]},
+        "source_runs": sel.source_runs, "routes": list(sel.routes), "system_prompt": cfg.system_prompt,
+        "files": [{"path": f.path, "dataset": f.dataset or "rejects", "route": f.route or "", "format": f.format or "rejects",
+                   "rows": f.rows, "bytes": f.bytes, "sha256": f.sha256} for f in files],
+        "datasets": datasets, "dataset_info": DATASET_INFO,
+        "rejects": {"file": REJECTS, "counts": _reject_counts(sel)}, "funnel": sel.funnel,
+        "scores": {route: {"before": distribution([p.original_score for p in pages]),
+                           "after": distribution([p.score for p in pages])} for route, pages in sel.routes.items()},
+        "gate": gate.as_dict(), "lineage": lineage(fs, base, sel),
+    }
+    return Manifest.model_validate(manifest).model_dump(mode="json")
+
+
+def _reject_counts(sel: Selection) -> dict:
+    counts: dict[str, dict[str, int]] = {}
+    for r in sel.rejects:
+        route = counts.setdefault(r.route, {})
+        route[r.reason] = route.get(r.reason, 0) + 1
+    return {k: dict(sorted(v.items())) for k, v in sorted(counts.items())}
+
+
+QUANTILES = (0, 10, 25, 50, 75, 90, 100)
+
+
+def distribution(values: list[float | None]) -> dict:
+    xs = sorted(v for v in values if v is not None)
+    q = {}
+    for p in QUANTILES:
+        if xs:  # nearest rank: a value the corpus really has
+            q[f"q{p}"] = xs[min(len(xs) - 1, max(0, round(p / 100 * (len(xs) - 1))))]
+    hist = [0] * 10
+    for v in xs:
+        hist[min(9, max(0, int(v // 10)))] += 1
+    return {"count": len(xs), "quantiles": q, "histogram": hist}
+
+
+def lineage(fs, base: str, sel: Selection) -> dict:
+    """The folder's latest export before this one, and how many rows were added and removed."""
+    latest = read_latest(fs, base)
+    if latest is None:
+        return {"previous": None, "added": sum(len(p) for p in sel.routes.values()), "removed": 0}
+    before = set()
+    prev = json.loads(fs.cat_file(f"{base}/{latest['manifest']}"))
+    for name, d in prev["datasets"].items():
+        if d["format"] == "sharegpt" or (d["format"] == "alpaca" and not any(
+                x["route"] == d["route"] and x["format"] == "sharegpt" for x in prev["datasets"].values())):
+            for path in d["files"]:
+                t = pq.read_table(fs.open(f"{base}/{latest['version']}/{path}", "rb"), columns=["id", "content_hash"])
+                before |= {(d["route"], i, h) for i, h in zip(t["id"].to_pylist(), t["content_hash"].to_pylist())}
+    now = {(r, p.id, p.content_hash) for r, pages in sel.routes.items() for p in pages}
+    return {"previous": latest["version"], "added": len(now - before), "removed": len(before - now)}
+
+
+def read_latest(fs, base: str) -> dict | None:
+    path = f"{base}/{LATEST}"
+    return json.loads(fs.cat_file(path)) if fs.exists(path) else None
+
+
+def code_version() -> str:
+    """The package version, plus the git commit when running from a checkout."""
+    try:
+        commit = subprocess.run(["git", "rev-parse", "--short=12", "HEAD"], cwd=Path(__file__).parent,
+                                capture_output=True, text=True, timeout=5).stdout.strip()
+    except (OSError, subprocess.SubprocessError):
+        commit = ""
+    return f"{webmend.__version__}+{commit}" if commit else webmend.__version__
+
+
+# ---- publishing -----------------------------------------------------------------------------
+
+def _publish(fs, staging: str, target: str, files: list[StagedFile], manifest: dict) -> None:
+    for rel in [f.path for f in files] + [DATASET_INFO]:
+        fs.makedirs(str(Path(f"{target}/{rel}").parent), exist_ok=True)
+        fs.mv(f"{staging}/{rel}", f"{target}/{rel}")
+    _write_json(fs, f"{target}/{MANIFEST}", manifest)  # last: its presence is the commit
+
+
+def _write_json(fs, path: str, data: dict) -> None:
+    """Written to a temporary name and moved into place."""
+    fs.makedirs(str(Path(path).parent), exist_ok=True)
+    tmp = f"{path}.tmp-{uuid.uuid4().hex[:8]}"
+    with fs.open(tmp, "w") as fh:
+        fh.write(json.dumps(data, indent=2, sort_keys=True) + "\n")
+    fs.mv(tmp, path)
+
+
+def _remove_stale_staging(fs, base: str) -> None:
+    if not fs.exists(base):
+        return
+    for entry in fs.ls(base, detail=False):
+        if Path(entry).name.startswith(STAGING_PREFIX):
+            log.info("removing %s, left by an export that did not finish", entry)
+            fs.rm(entry, recursive=True)
+
+
+def _rows_of(fs, target: str) -> dict[str, int]:
+    manifest = json.loads(fs.cat_file(f"{target}/{MANIFEST}"))
+    return {name: d["rows"] for name, d in manifest["datasets"].items()}
+
+
+def _is_local(fs) -> bool:
+    from fsspec.implementations.local import LocalFileSystem
+
+    return isinstance(fs, LocalFileSystem)
+
+
+def _url(fs, path: str) -> str:
+    return path if _is_local(fs) else fs.unstrip_protocol(path)

@@ -1,0 +1,306 @@
+"""Which pages become rows of which route, read from the trace tables with DuckDB (no HTML held).
+
+Raw: every evaluated page with a score that passes the hygiene rules (status, flags, prompt,
+complete document, known family, decontamination). Filtered: those whose original band is High.
+Refined: per page, its best verified checkpoint (or the original when it was High and never
+repaired) that also reaches the gate's score, then the best page of each prompt. Every page that
+does not make a route gets a reject with its reason (docs/export.md).
+"""
+
+from __future__ import annotations
+
+import logging
+from collections import Counter, defaultdict
+from dataclasses import dataclass, field, replace
+
+from webmend.export.config import ExportConfig
+from webmend.export.documents import DOCUMENT_HEAD, DOCUMENT_TAIL, HEAD_CHARS, TAIL_CHARS
+from webmend.intake.decontam import Decontaminator, load_benchmarks
+from webmend.schemas.hashing import sha256_hex
+from webmend.schemas.vocab import FAMILIES, STATES
+
+log = logging.getLogger(__name__)
+
+EVALUATIONS, CHECKPOINTS = "evaluations", "checkpoints"  # where a page's HTML is stored
+
+
+@dataclass(frozen=True)
+class Page:
+    """One exportable page (metadata only): an evaluated original or a verified checkpoint."""
+
+    id: str
+    prompt_id: str
+    prompt: str | None
+    family: str | None
+    source_run: str
+    score: float | None
+    original_score: float | None
+    original_state: str | None
+    status: str | None
+    flags: tuple[str, ...]
+    complete: bool
+    has_page: bool
+    content_hash: str  # sha256 of the page
+    table: str  # EVALUATIONS | CHECKPOINTS
+    original_hash: str | None = None  # for a checkpoint: the page it was repaired from
+    round: int = 0
+    eval_config: str | None = None  # config hash of the page's evaluation ...
+    repair_config: str | None = None  # ... and of the repair run that verified the checkpoint
+
+
+@dataclass(frozen=True)
+class Reject:
+    route: str
+    id: str
+    content_hash: str
+    reason: str  # EXPORT_REJECT_REASONS
+    detail: str = ""
+
+
+@dataclass(frozen=True)
+class Pair:
+    """A preference pair: the chosen checkpoint beside the page it improved on."""
+
+    chosen: Page
+    rejected: Page
+    kind: str = "original"
+
+
+@dataclass
+class Selection:
+    routes: dict[str, list[Page]] = field(default_factory=dict)
+    pairs: list[Pair] = field(default_factory=list)
+    rejects: list[Reject] = field(default_factory=list)
+    funnel: dict = field(default_factory=dict)
+    source_runs: dict[str, int] = field(default_factory=dict)  # run id -> evaluated pages read
+
+
+def _complete_sql(column: str) -> str:
+    return (f"coalesce(regexp_matches(left({column}, {HEAD_CHARS}), '{DOCUMENT_HEAD}') "
+            f"AND regexp_matches(right({column}, {TAIL_CHARS}), '{DOCUMENT_TAIL}'), false)")
+
+
+def _evaluation_sql(runs: list[str] | None) -> str:
+    where = "" if not runs else "WHERE e.run_id IN (" + ", ".join("'" + r.replace("'", "''") + "'" for r in runs) + ")"
+    return f"""
+        WITH p AS (SELECT id, any_value(prompt) AS prompt, any_value(family) AS family FROM prompts GROUP BY id)
+        SELECT e.id, coalesce(e.prompt_id, split_part(e.id, '#', 1)) AS prompt_id,
+               coalesce(e.prompt, p.prompt) AS prompt, coalesce(e.family, p.family) AS family,
+               e.run_id, e.score_total, e.state, e.status, e.flags, e.page_hash, e.content_hash AS input_hash, e.config_hash,
+               e.page IS NOT NULL AS has_page, {_complete_sql('e.page')} AS complete
+        FROM evaluations e LEFT JOIN p ON p.id = coalesce(e.prompt_id, split_part(e.id, '#', 1)) {where}
+        ORDER BY e.id, e.score_total DESC NULLS LAST, e.page_hash NULLS LAST, e.run_id, e.config_hash"""
+
+
+_CHECKPOINT_SQL = f"""
+    SELECT id, original_hash, content_hash, score_total, status, flags, round, run_id, config_hash,
+           html IS NOT NULL AS has_page, {_complete_sql('html')} AS complete
+    FROM checkpoints WHERE is_best
+    ORDER BY id, original_hash, score_total DESC NULLS LAST, round, content_hash, run_id"""
+
+
+def read_pages(con, runs: list[str] | None = None) -> tuple[list[Page], dict[tuple[str, str], Page]]:
+    """(evaluated originals, one per (id, page); best checkpoint per (id, original page hash))."""
+    originals: dict[str, Page] = {}
+    for r in _dicts(con.execute(_evaluation_sql(runs))):
+        if r["id"] in originals:
+            continue  # the page evaluated again, or an older version of it: the first row above wins
+        originals[r["id"]] = Page(
+            id=r["id"], prompt_id=r["prompt_id"], prompt=r["prompt"], family=r["family"], source_run=r["run_id"],
+            score=r["score_total"], original_score=r["score_total"], original_state=r["state"], status=r["status"],
+            flags=tuple(r["flags"] or ()), complete=bool(r["complete"]), has_page=bool(r["has_page"]),
+            content_hash=r["page_hash"] or r["input_hash"], table=EVALUATIONS, eval_config=r["config_hash"])
+    best: dict[tuple[str, str], dict] = {}
+    for r in _dicts(con.execute(_CHECKPOINT_SQL)):
+        best.setdefault((r["id"], r["original_hash"]), r)
+    checkpoints = {}
+    for key, r in best.items():
+        original = originals.get(key[0])
+        if original is None or original.content_hash != key[1]:
+            continue  # repaired from a page whose evaluation is not among the runs read
+        round0 = r["round"] == 0
+        checkpoints[key] = replace(
+            original, source_run=r["run_id"], score=r["score_total"],
+            status=r["status"] if r["status"] is not None or not round0 else original.status,
+            flags=tuple(r["flags"] or ()) if r["status"] is not None or not round0 else original.flags,
+            complete=bool(r["complete"]), has_page=bool(r["has_page"]), content_hash=r["content_hash"],
+            table=CHECKPOINTS, original_hash=original.content_hash, round=r["round"], repair_config=r["config_hash"])
+    return list(originals.values()), checkpoints
+
+
+def _dicts(cursor) -> list[dict]:
+    names = [d[0] for d in cursor.description]
+    return [dict(zip(names, row)) for row in cursor.fetchall()]
+
+
+class Hygiene:
+    """The rules every route applies; contamination is looked up once per prompt text."""
+
+    def __init__(self, cfg: ExportConfig, benchmarks: list[str]):
+        self.cfg = cfg
+        files = [*cfg.gate.benchmarks, *benchmarks]
+        self.decontam = Decontaminator(load_benchmarks(files), cfg.gate.dedup, cfg.gate.decontam) if files else None
+        self._seen: dict[str, str | None] = {}
+
+    def problem(self, page: Page) -> tuple[str, str] | None:
+        gate = self.cfg.gate
+        if page.score is None:
+            return "no_score", page.status or ""
+        if page.status != gate.status:
+            return "status", f"{page.status} (round {page.round})"
+        if hit := sorted(set(page.flags) & set(gate.forbidden_flags)):
+            return "flag", ",".join(hit)
+        if not page.prompt:
+            return "no_prompt", page.prompt_id
+        if not page.has_page:
+            return "no_page", page.table
+        if not page.complete:
+            return "incomplete_document", page.table
+        if page.family not in FAMILIES:
+            return "unknown_family", str(page.family)
+        if contamination := self.contamination(page.prompt):
+            return "contaminated", contamination
+        return None
+
+    def contamination(self, prompt: str) -> str | None:
+        if self.decontam is None:
+            return None
+        key = sha256_hex(prompt)
+        if key not in self._seen:
+            hit = self.decontam.check(prompt)
+            self._seen[key] = None if hit is None else f"{hit.kind}:{hit.benchmark_id} ({hit.benchmark_file})"
+        return self._seen[key]
+
+
+def select(con, cfg: ExportConfig, hygiene: Hygiene, runs: list[str] | None = None) -> Selection:
+    originals, checkpoints = read_pages(con, runs)
+    sel = Selection(source_runs=dict(sorted(Counter(p.source_run for p in originals).items())))
+    valid = _filter("raw", originals, hygiene, sel.rejects)
+    wanted = set(cfg.routes)
+    if "raw" in wanted:
+        sel.routes["raw"] = _one_per_prompt("raw", valid, cfg, sel.rejects)
+    if "filtered" in wanted:
+        sel.routes["filtered"] = _one_per_prompt("filtered", [p for p in valid if p.original_state == "High"],
+                                                 cfg, sel.rejects)
+    passed = []
+    if "refined" in wanted:
+        candidates = [checkpoints.get((p.id, p.content_hash)) or p for p in originals
+                      if (p.id, p.content_hash) in checkpoints or p.original_state == "High"]
+        passed = [p for p in _filter("refined", candidates, hygiene, sel.rejects)
+                  if _reaches_gate(p, cfg, sel.rejects)]
+        sel.routes["refined"] = _one_per_prompt("refined", passed, cfg, sel.rejects)
+    if cfg.equal_size:
+        sel.routes = {r: _sample(r, pages, cfg, sel.rejects) for r, pages in sel.routes.items()}
+    by_hash = {(p.id, p.content_hash): p for p in originals}
+    if "preference" in cfg.formats and "refined" in sel.routes:
+        sel.pairs = [Pair(p, by_hash[(p.id, p.original_hash)]) for p in sel.routes["refined"]
+                     if p.round > 0 and by_hash[(p.id, p.original_hash)].has_page
+                     and (by_hash[(p.id, p.original_hash)].score or 0) < p.score]
+    sel.funnel = funnel(originals, checkpoints, valid, passed, sel.routes, hygiene.cfg)
+    return sel
+
+
+def _filter(route: str, pages: list[Page], hygiene: Hygiene, rejects: list[Reject]) -> list[Page]:
+    kept = []
+    for page in pages:
+        problem = hygiene.problem(page)
+        if problem is None:
+            kept.append(page)
+        else:
+            rejects.append(Reject(route, page.id, page.content_hash, *problem))
+    return kept
+
+
+def _reaches_gate(page: Page, cfg: ExportConfig, rejects: list[Reject]) -> bool:
+    if page.score >= cfg.gate.min_score:
+        return True
+    rejects.append(Reject("refined", page.id, page.content_hash, "below_gate", f"{page.score} < {cfg.gate.min_score}"))
+    return False
+
+
+def _rank(page: Page) -> tuple:
+    return (-page.score, page.id, page.content_hash)
+
+
+def _one_per_prompt(route: str, pages: list[Page], cfg: ExportConfig, rejects: list[Reject]) -> list[Page]:
+    if route not in cfg.gate.one_per_prompt:
+        return sorted(pages, key=lambda p: (p.prompt_id, *_rank(p)))
+    groups: dict[str, list[Page]] = defaultdict(list)
+    for page in pages:
+        groups[page.prompt_id].append(page)
+    kept = []
+    for prompt_id in sorted(groups):
+        best, *rest = sorted(groups[prompt_id], key=_rank)
+        kept.append(best)
+        rejects += [Reject(route, p.id, p.content_hash, "not_best_for_prompt", f"{best.id} scores {best.score}")
+                    for p in rest]
+    return kept
+
+
+def _sample(route: str, pages: list[Page], cfg: ExportConfig, rejects: list[Reject]) -> list[Page]:
+    """N rows stratified by family (largest remainder), each family's rows in a seeded hash order."""
+    n = cfg.equal_size
+    if len(pages) < n:
+        raise ValueError(f"route {route} has {len(pages)} rows, fewer than equal_size {n}")
+    by_family: dict[str, list[Page]] = defaultdict(list)
+    for page in pages:
+        by_family[page.family].append(page)
+    quotas = _quotas({f: len(v) for f, v in by_family.items()}, n)
+    kept = []
+    for family in sorted(by_family):
+        ordered = sorted(by_family[family], key=lambda p: sha256_hex(f"{cfg.seed}\x1f{p.id}\x1f{p.content_hash}"))
+        kept += ordered[:quotas[family]]
+        rejects += [Reject(route, p.id, p.content_hash, "not_sampled", f"equal_size {n}") for p in ordered[quotas[family]:]]
+    return sorted(kept, key=lambda p: (p.prompt_id, *_rank(p)))
+
+
+def _quotas(counts: dict[str, int], n: int) -> dict[str, int]:
+    total = sum(counts.values())
+    exact = {f: n * c / total for f, c in counts.items()}
+    quotas = {f: int(x) for f, x in exact.items()}
+    for f in sorted(exact, key=lambda f: (-(exact[f] - quotas[f]), f))[:n - sum(quotas.values())]:
+        quotas[f] += 1
+    return quotas
+
+
+def funnel(originals, checkpoints, valid, passed, routes, cfg: ExportConfig) -> dict:
+    """Table 5's funnel per family and in all: prompts -> valid raw -> traced -> by original band
+    -> repaired -> passed gate -> exported per route."""
+    rows: dict[str, dict] = {}
+
+    def bucket(family):
+        return rows.setdefault(family or "unknown", {
+            "prompts": set(), "valid_raw": 0, "traced": 0, "original_band": dict.fromkeys(STATES, 0),
+            "repaired": 0, "passed_gate": 0, "exported": dict.fromkeys(cfg.routes, 0)})
+
+    for p in originals:
+        bucket(p.family)["prompts"].add(p.prompt_id)
+    for p in valid:
+        b = bucket(p.family)
+        b["valid_raw"] += 1
+        if p.original_state in STATES:
+            b["original_band"][p.original_state] += 1
+        cp = checkpoints.get((p.id, p.content_hash))
+        b["traced"] += cp is not None
+        b["repaired"] += cp is not None and cp.round > 0
+    for p in passed:
+        bucket(p.family)["passed_gate"] += 1
+    for route, pages in routes.items():
+        for p in pages:
+            bucket(p.family)["exported"][route] += 1
+    out = {f: {**b, "prompts": len(b["prompts"])} for f, b in sorted(rows.items())}
+    out["all"] = _sum(list(out.values()), cfg)
+    return out
+
+
+def _sum(buckets: list[dict], cfg: ExportConfig) -> dict:
+    total = {"prompts": 0, "valid_raw": 0, "traced": 0, "original_band": dict.fromkeys(STATES, 0), "repaired": 0,
+             "passed_gate": 0, "exported": dict.fromkeys(cfg.routes, 0)}
+    for b in buckets:
+        for k in ("prompts", "valid_raw", "traced", "repaired", "passed_gate"):
+            total[k] += b[k]
+        for k in STATES:
+            total["original_band"][k] += b["original_band"][k]
+        for k in cfg.routes:
+            total["exported"][k] += b["exported"][k]
+    return total
