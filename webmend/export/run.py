@@ -173,7 +173,7 @@ def page_stream(con, pages: list):
             SELECT '{CHECKPOINTS}', content_hash, html FROM checkpoints
              WHERE content_hash IN (SELECT h FROM _sel WHERE src = '{CHECKPOINTS}')
         ) x ON x.src = s.src AND x.h = s.h WHERE x.html IS NOT NULL ORDER BY s.ord"""
-    yield from _ordered(con.execute(query).to_arrow_reader(256), pages, lambda row: (pages[row[0]], row[1]))
+    yield from _ordered(con.sql(query).to_arrow_reader(256), pages, lambda row: (pages[row[0]], row[1]))
     con.unregister("_sel")
 
 
@@ -187,7 +187,7 @@ def pair_stream(con, pairs: list):
         JOIN (SELECT content_hash AS h, html FROM checkpoints WHERE content_hash IN (SELECT ch FROM _pairs)) c ON c.h = s.ch
         JOIN (SELECT page_hash AS h, page FROM evaluations WHERE page_hash IN (SELECT rh FROM _pairs)) e ON e.h = s.rh
         WHERE c.html IS NOT NULL AND e.page IS NOT NULL ORDER BY s.ord"""
-    yield from _ordered(con.execute(query).to_arrow_reader(256), pairs, lambda row: (pairs[row[0]], row[1], row[2]))
+    yield from _ordered(con.sql(query).to_arrow_reader(256), pairs, lambda row: (pairs[row[0]], row[1], row[2]))
     con.unregister("_pairs")
 
 
