@@ -33,7 +33,9 @@ def run_export(args) -> int:
     routes = tuple(r.strip() for r in args.routes.split(",") if r.strip())
     cfg = load_export_config(args.config, routes=routes, equal_size=args.equal_size, seed=args.seed)
     if args.min_score is not None:
-        cfg = cfg.model_copy(update={"gate": cfg.gate.model_copy(update={"min_score": args.min_score})}).check()
+        data = cfg.model_dump()
+        data["gate"]["min_score"] = args.min_score
+        cfg = type(cfg).model_validate(data).check()  # validated: model_copy would skip the bounds
     try:
         outcome = export_corpus(args.data_root, args.out, cfg, args.benchmark, args.runs)
     except ExportBlocked as exc:

@@ -16,9 +16,11 @@ import os
 from dataclasses import dataclass, field
 from typing import Callable
 
+import pyarrow as pa
+import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
-from webmend.export.documents import DOCUMENT_HEAD, DOCUMENT_TAIL, PROMPT_ROLES, SFT_ROLES, roles
+from webmend.export.documents import DOCUMENT_HEAD, DOCUMENT_TAIL, PROMPT_ROLES, SFT_ROLES
 from webmend.schemas.corpus import PREFERENCE
 from webmend.schemas.vocab import FAMILIES
 
@@ -54,31 +56,65 @@ class GateResult:
 
 
 def facts(fs, path: str, fmt: str, contamination: Callable[[str], str | None]) -> list[dict]:
+    """The facts of every row of one part. Responses are cut in Arrow, so no HTML body becomes a
+    Python string; prompts (short) do, for the benchmark check."""
+    columns = {"alpaca": ["id", "family", "score", "system", "instruction", "output"],
+               "sharegpt": ["id", "family", "score", "messages"],
+               PREFERENCE: ["id", "family", "chosen_score", "rejected_score", "messages", "chosen"]}[fmt]
     out = []
-    for batch in pq.ParquetFile(fs.open(path, "rb")).iter_batches(batch_size=256):
-        for row in batch.to_pylist():
-            out.append(_row_facts(row, fmt, contamination))
+    with fs.open(path, "rb") as fh:
+        for batch in pq.ParquetFile(fh).iter_batches(batch_size=256, columns=columns):
+            out += _batch_facts(batch, fmt, contamination)
     return out
 
 
-def _row_facts(row: dict, fmt: str, contamination) -> dict:
+def _cut(texts: pa.Array) -> tuple[list, list, list]:
+    """(lengths, first FACT_CHARS, last FACT_CHARS) of a string array, computed in Arrow."""
+    return (pc.utf8_length(texts).to_pylist(), pc.utf8_slice_codeunits(texts, 0, FACT_CHARS).to_pylist(),
+            pc.utf8_slice_codeunits(texts, -FACT_CHARS).to_pylist())
+
+
+def _batch_facts(batch, fmt: str, contamination) -> list[dict]:
+    ids, families = batch.column("id").to_pylist(), batch.column("family").to_pylist()
     if fmt == "alpaca":
-        prompt, response, turns = row["instruction"], row["output"], "system,user,assistant" if row["system"] else "user,assistant"
-        score, rejected = row["score"], None
+        prompts = batch.column("instruction").to_pylist()
+        turns = ["system,user,assistant" if s else "user,assistant" for s in batch.column("system").to_pylist()]
+        lengths, heads, tails = _cut(batch.column("output"))
+        scores, rejected = batch.column("score").to_pylist(), [None] * len(ids)
     else:
-        msgs = row["messages"] or []
-        prompt = next((m["content"] for m in msgs if m["role"] == "user"), None)
-        turns = roles(msgs)
+        prompts, turns = _conversation_parts(batch.column("messages"))
         if fmt == PREFERENCE:
-            response, score, rejected = (row["chosen"] or {}).get("content"), row["chosen_score"], row["rejected_score"]
+            lengths, heads, tails = _cut(pc.struct_field(batch.column("chosen"), "content"))
+            scores, rejected = batch.column("chosen_score").to_pylist(), batch.column("rejected_score").to_pylist()
         else:
-            response, score, rejected = (msgs[-1]["content"] if msgs else None), row["score"], None
-    return {"id": row["id"], "family": row["family"], "score": score, "rejected_score": rejected,
-            "prompt_chars": None if prompt is None else len(prompt),
-            "response_chars": None if response is None else len(response),
-            "response_head": None if response is None else response[:FACT_CHARS],
-            "response_tail": None if response is None else response[-FACT_CHARS:],
-            "roles": turns, "benchmark_match": contamination(prompt) if prompt else None}
+            lengths, heads, tails = _last_turns(batch.column("messages"))
+            scores, rejected = batch.column("score").to_pylist(), [None] * len(ids)
+    return [{"id": ids[i], "family": families[i], "score": scores[i], "rejected_score": rejected[i],
+             "prompt_chars": None if prompts[i] is None else len(prompts[i]), "response_chars": lengths[i],
+             "response_head": heads[i], "response_tail": tails[i], "roles": turns[i],
+             "benchmark_match": contamination(prompts[i]) if prompts[i] else None} for i in range(len(ids))]
+
+
+def _conversation_parts(messages: pa.Array) -> tuple[list, list]:
+    """Per row: the first user turn's text (None without one) and the comma-joined roles."""
+    flat = messages.flatten()
+    role_list = flat.field("role").to_pylist()
+    texts = pc.if_else(pc.equal(flat.field("role"), "user"), flat.field("content"), pa.scalar(None, pa.string())).to_pylist()
+    offsets = messages.offsets.to_pylist()
+    prompts, turns = [], []
+    for a, b in zip(offsets, offsets[1:]):
+        prompts.append(next((texts[k] for k in range(a, b) if role_list[k] == "user"), None))
+        turns.append(",".join(role_list[a:b]))
+    return prompts, turns
+
+
+def _last_turns(messages: pa.Array) -> tuple[list, list, list]:
+    """_cut of each row's last turn (None for a row without turns)."""
+    offsets = messages.offsets.to_pylist()
+    lengths, heads, tails = _cut(messages.flatten().field("content"))
+    pick = [b - 1 if b > a else None for a, b in zip(offsets, offsets[1:])]
+    return ([None if k is None else lengths[k] for k in pick], [None if k is None else heads[k] for k in pick],
+            [None if k is None else tails[k] for k in pick])
 
 
 def expectations(check: DatasetCheck) -> list[tuple[str, object]]:

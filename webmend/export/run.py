@@ -1,7 +1,7 @@
 """export_corpus: trace tables -> a gated, versioned SFT export (docs/export.md). No Prefect here.
 
 Order of work: select pages (metadata only) -> stream their HTML from DuckDB into Parquet parts in
-a staging folder -> rejects, dataset_info.json -> the Great Expectations gate over the staged
+a staging folder (stream.py: each page table scanned once) -> rejects, dataset_info.json -> the Great Expectations gate over the staged
 files -> publish: every file moved to OUT/VERSION/, then manifest.json (a version without a
 manifest is not an export), then OUT/LATEST.json. A failed gate publishes nothing but its data
 docs and gate.json; a crash leaves only a staging folder, which the next run removes.
@@ -27,7 +27,8 @@ from webmend.export import documents
 from webmend.export.config import ExportConfig
 from webmend.export.files import PartWriter, WrittenFile, file_digest
 from webmend.export.gate import DatasetCheck, GateResult, run_gate
-from webmend.export.select import CHECKPOINTS, EVALUATIONS, Hygiene, Selection, select
+from webmend.export.select import Hygiene, Selection, select
+from webmend.export.stream import stream_rows
 from webmend.schemas.corpus import DATASET_COLUMNS, PREFERENCE, SHAREGPT_TAGS, SFT_FORMATS
 from webmend.schemas.manifest import Manifest
 from webmend.store import DataRoot, make_key
@@ -37,7 +38,7 @@ log = logging.getLogger(__name__)
 
 MANIFEST, LATEST, DATASET_INFO, REJECTS, GATE_JSON = "manifest.json", "LATEST.json", "dataset_info.json", "rejects.parquet", "gate.json"
 STAGING_PREFIX = ".staging-"
-DUCKDB_MEMORY = "1GB"  # DuckDB spills the ordered page scan to disk beyond this
+DUCKDB_MEMORY = "512MB"  # DuckDB only filters and streams pages (stream.py): a small pool is enough
 
 
 class ExportBlocked(RuntimeError):
@@ -67,7 +68,10 @@ def export_corpus(data_root: str, out: str | None = None, cfg: ExportConfig = Ex
     out = out or default_out(data_root)
     fs, base = fsspec.core.url_to_fs(out, **(storage_options or {}))
     base = base.rstrip("/")
-    con = connect(DataRoot(data_root))
+    root = DataRoot(data_root)
+    if not root.keys("evaluations"):
+        raise ValueError(f"{data_root}: no evaluations to export (run evaluation with --data-root first)")
+    con = connect(root)
     con.execute(f"SET memory_limit = '{DUCKDB_MEMORY}'")
     con.execute(f"SET temp_directory = '{tempfile.gettempdir()}/webmend-duckdb'")
     hygiene = Hygiene(cfg, list(benchmarks))
@@ -121,20 +125,21 @@ def dataset_name(cfg: ExportConfig, route: str, fmt: str) -> str:
 # ---- rows -----------------------------------------------------------------------------------
 
 def _write_datasets(con, fs, staging: str, sel: Selection, cfg: ExportConfig) -> list[StagedFile]:
-    out: list[StagedFile] = []
-    for route, pages in sel.routes.items():
-        writers = {fmt: PartWriter(fs, staging, f"{route}/{fmt}", fmt, cfg.rows_per_file)
-                   for fmt in cfg.formats if fmt in SFT_FORMATS}
-        for page, html in page_stream(con, pages):
-            for fmt, writer in writers.items():
-                writer.add(sft_row(fmt, page, html, route, cfg.system_prompt))
-        out += _staged(writers, cfg, route)
-    if PREFERENCE in cfg.formats and "refined" in sel.routes:
-        writer = PartWriter(fs, staging, f"refined/{PREFERENCE}", PREFERENCE, cfg.rows_per_file)
-        for pair, chosen, rejected in pair_stream(con, sel.pairs):
-            writer.add(preference_row(pair, chosen, rejected, cfg.system_prompt))
-        out += _staged({PREFERENCE: writer}, cfg, "refined")
-    return out
+    writers = {route: {fmt: PartWriter(fs, staging, f"{route}/{fmt}", fmt, cfg.rows_per_file)
+                       for fmt in cfg.formats if fmt in SFT_FORMATS} for route in sel.routes}
+    with_pairs = PREFERENCE in cfg.formats and "refined" in sel.routes
+    pairs = PartWriter(fs, staging, f"refined/{PREFERENCE}", PREFERENCE, cfg.rows_per_file) if with_pairs else None
+
+    def emit_page(route, page, html):
+        for fmt, writer in writers[route].items():
+            writer.add(sft_row(fmt, page, html, route, cfg.system_prompt))
+
+    def emit_pair(pair, chosen, rejected):
+        pairs.add(preference_row(pair, chosen, rejected, cfg.system_prompt))
+
+    stream_rows(con, sel.routes, sel.pairs if with_pairs else [], emit_page, emit_pair)
+    out = [f for route, ws in writers.items() for f in _staged(ws, cfg, route)]
+    return out + (_staged({PREFERENCE: pairs}, cfg, "refined") if pairs else [])
 
 
 def _staged(writers: dict[str, PartWriter], cfg: ExportConfig, route: str) -> list[StagedFile]:
@@ -156,52 +161,6 @@ def preference_row(pair, chosen: str, rejected: str, system: str) -> dict:
             "rejected": {"role": "assistant", "content": rejected}, "id": c.id, "prompt_id": c.prompt_id,
             "family": c.family, "source_run": c.source_run, "chosen_score": c.score, "rejected_score": r.score,
             "rejected_kind": pair.kind, "chosen_hash": c.content_hash, "rejected_hash": r.content_hash}
-
-
-def page_stream(con, pages: list):
-    """(page, html) in the pages' order, streamed: DuckDB joins the selection to the stored pages
-    and sorts on disk past its memory limit; Python holds one fetched batch."""
-    if not pages:
-        return
-    con.register("_sel", pa.table({"ord": list(range(len(pages))), "h": [p.content_hash for p in pages],
-                                   "src": [p.table for p in pages]}))
-    query = f"""
-        SELECT s.ord, x.html FROM _sel s JOIN (
-            SELECT '{EVALUATIONS}' AS src, page_hash AS h, page AS html FROM evaluations
-             WHERE page_hash IN (SELECT h FROM _sel WHERE src = '{EVALUATIONS}')
-            UNION ALL
-            SELECT '{CHECKPOINTS}', content_hash, html FROM checkpoints
-             WHERE content_hash IN (SELECT h FROM _sel WHERE src = '{CHECKPOINTS}')
-        ) x ON x.src = s.src AND x.h = s.h WHERE x.html IS NOT NULL ORDER BY s.ord"""
-    yield from _ordered(con.sql(query).to_arrow_reader(256), pages, lambda row: (pages[row[0]], row[1]))
-    con.unregister("_sel")
-
-
-def pair_stream(con, pairs: list):
-    if not pairs:
-        return
-    con.register("_pairs", pa.table({"ord": list(range(len(pairs))), "ch": [p.chosen.content_hash for p in pairs],
-                                     "rh": [p.rejected.content_hash for p in pairs]}))
-    query = """
-        SELECT s.ord, c.html, e.page FROM _pairs s
-        JOIN (SELECT content_hash AS h, html FROM checkpoints WHERE content_hash IN (SELECT ch FROM _pairs)) c ON c.h = s.ch
-        JOIN (SELECT page_hash AS h, page FROM evaluations WHERE page_hash IN (SELECT rh FROM _pairs)) e ON e.h = s.rh
-        WHERE c.html IS NOT NULL AND e.page IS NOT NULL ORDER BY s.ord"""
-    yield from _ordered(con.sql(query).to_arrow_reader(256), pairs, lambda row: (pairs[row[0]], row[1], row[2]))
-    con.unregister("_pairs")
-
-
-def _ordered(reader, wanted: list, make):
-    """One item per ord (a page stored in several rows comes back once); every ord must come back."""
-    last, seen = -1, 0
-    for batch in reader:
-        for row in zip(*(c.to_pylist() for c in batch.columns)):
-            if row[0] == last:
-                continue
-            last, seen = row[0], seen + 1
-            yield make(row)
-    if seen != len(wanted):
-        raise RuntimeError(f"{len(wanted) - seen} selected pages were not found in the trace tables")
 
 
 def _write_rejects(fs, staging: str, sel: Selection) -> StagedFile:
