@@ -38,7 +38,7 @@ log = logging.getLogger(__name__)
 
 MANIFEST, LATEST, DATASET_INFO, REJECTS, GATE_JSON = "manifest.json", "LATEST.json", "dataset_info.json", "rejects.parquet", "gate.json"
 STAGING_PREFIX = ".staging-"
-DUCKDB_MEMORY = "512MB"  # DuckDB only filters and streams pages (stream.py): a small pool is enough
+DUCKDB_MEMORY = "1GB"  # a bound, not a need: DuckDB only filters and streams pages (stream.py)
 
 
 class ExportBlocked(RuntimeError):
@@ -55,6 +55,7 @@ class ExportOutcome:
     version: str
     manifest: str  # URL of manifest.json
     rows: dict[str, int]  # dataset -> rows
+    previous: str | None = None  # the version this one extends (lineage)
 
 
 def default_out(data_root: str) -> str:
@@ -101,7 +102,18 @@ def export_corpus(data_root: str, out: str | None = None, cfg: ExportConfig = Ex
         if f.dataset:
             rows[f.dataset] += f.rows
     log.info("export %s published at %s: %s", version, target, rows)
-    return ExportOutcome("exported", version, _url(fs, f"{target}/{MANIFEST}"), rows)
+    return ExportOutcome("exported", version, _url(fs, f"{target}/{MANIFEST}"), rows, manifest["lineage"]["previous"])
+
+
+def export_markdown(outcome: ExportOutcome) -> str:
+    """The flow's artifact: what was published, or that nothing new was there to export."""
+    if outcome.status == "unchanged":
+        return (f"# Export: nothing new\n\nThe trace tables select the same rows as version `{outcome.version}` "
+                f"(`{outcome.manifest}`): nothing was written.\n")
+    lines = [f"# Export {outcome.version}", "", f"Manifest: `{outcome.manifest}`; extends: `{outcome.previous}`", "",
+             "| dataset | rows |", "| --- | --- |"]
+    lines += [f"| {name} | {rows} |" for name, rows in outcome.rows.items()]
+    return "\n".join(lines) + "\n"
 
 
 @dataclass

@@ -18,6 +18,7 @@ import argparse
 import json
 import sys
 from dataclasses import dataclass
+from pathlib import Path
 
 from prefect import flow
 from prefect.futures import as_completed
@@ -59,6 +60,11 @@ def build_refined_pool(
     repair_bands: list[str] | None = None,
     repair_max_cost: float | None = None,
     repair_config: str | None = None,
+    incremental: bool = False,
+    export: bool = False,
+    export_out: str | None = None,
+    export_config: str | None = None,
+    export_routes: list[str] | None = None,
 ) -> dict:
     """responses: JSONL files of raw answers; pages: HTML files or folders; items: HTMLBench test
     items (JSONL); data_root: folder or fsspec URL of the trace tables; config: evaluator config
@@ -75,18 +81,24 @@ def build_refined_pool(
     stage on the evaluated pages (docs/repair.md): deterministic operators, plus `repair_model`
     (litellm string) when given, at most `repair_rounds` rounds, only pages in `repair_bands`
     (default all), `repair_max_cost` USD per Dask worker process; repair_config: repair config file
-    (its [evaluation] section is ignored here: candidates are evaluated with `config`)."""
+    (its [evaluation] section is ignored here: candidates are evaluated with `config`).
+    incremental: evaluate (and repair) only pages not evaluated yet under `config`, by content hash
+    (the nightly refresh). export: end in a gated export (docs/export.md) of the whole data root to
+    `export_out` (default ROOT/corpus) with `export_config`, `export_routes` (default all) and the
+    `benchmark` files for the decontamination re-check; a night with nothing new writes nothing."""
     generated = None
     if prompts:
         if not model:
             raise ValueError("prompts need a model (litellm provider string)")
+        prompts = expand_inputs(prompts)
         kept = tasks.intake_prompts(data_root, prompts, benchmark or [], intake_config, rewrite_model,
                                     classify_model, generation)
         generated = tasks.generate_responses(data_root, kept.prompts, model, samples, temperatures, generation,
                                              replace)
         responses = [*(responses or []), generated.responses]
         items = items or items_from_prompts(prompts)
-    plan, cfg = tasks.read_corpus(pages or [], responses or [], items, config, data_root, batch_size, run_id, replace)
+    plan, cfg = tasks.read_corpus(pages or [], responses or [], items, config, data_root, batch_size, run_id, replace,
+                                  incremental)
     repairing = _plan_repair(plan, cfg, data_root, repair_config, repair_rounds, repair_bands, repair_model,
                              repair_max_cost, replace) if repair else None
     failed, repair_failed = [], []
@@ -107,6 +119,22 @@ def build_refined_pool(
     out = {"run_id": plan.run_id, "batches": len(plan.batches), "evaluated_batches": len(plan.pending), **summary}
     if generated is not None:
         out["generation"] = {"key": generated.key, "generated": generated.generated, **generated.summary}
+    if export:
+        out["export"] = tasks.export_corpus(data_root, export_out, export_config, export_routes, benchmark or [],
+                                            plan.run_id)
+    return out
+
+
+def expand_inputs(paths: list[str]) -> list[str]:
+    """Prompt inputs as given, a folder standing for its files (sorted, hidden ones left out): the
+    nightly refresh points at a folder that new prompt files are dropped into."""
+    out = []
+    for given in paths:
+        path = Path(given)
+        if path.is_dir():
+            out += [str(p) for p in sorted(path.iterdir()) if p.is_file() and not p.name.startswith(".")]
+        else:
+            out.append(given)
     return out
 
 
@@ -193,6 +221,11 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--repair-bands", nargs="+", choices=("Low", "Mid", "High"))
     p.add_argument("--repair-max-cost", type=float, help="repair spend cap, USD per worker process")
     p.add_argument("--repair-config", help="repair config file (TOML/JSON, docs/repair.md)")
+    p.add_argument("--incremental", action="store_true", help="evaluate only pages not evaluated yet (nightly refresh)")
+    p.add_argument("--export", action="store_true", help="end in a gated export of the data root (docs/export.md)")
+    p.add_argument("--export-out", help="export folder or fsspec URL (default ROOT/corpus)")
+    p.add_argument("--export-config", help="export config file (TOML/JSON, docs/export.md)")
+    p.add_argument("--export-routes", nargs="+", choices=("raw", "filtered", "refined"))
     add_settings_arguments(p)  # generation limits: --max-tokens, --seed, --workers, --rpm, ... (docs/generation.md)
     a = p.parse_args(argv)
     result = build_refined_pool(responses=a.responses, pages=a.pages, items=a.items, data_root=a.data_root,
@@ -203,7 +236,9 @@ def main(argv: list[str] | None = None) -> int:
                                 rewrite_model=a.rewrite_model, classify_model=a.classify_model,
                                 intake_config=a.intake_config, repair=a.repair, repair_model=a.repair_model,
                                repair_rounds=a.repair_rounds, repair_bands=a.repair_bands,
-                               repair_max_cost=a.repair_max_cost, repair_config=a.repair_config)
+                               repair_max_cost=a.repair_max_cost, repair_config=a.repair_config,
+                               incremental=a.incremental, export=a.export, export_out=a.export_out,
+                               export_config=a.export_config, export_routes=a.export_routes)
     print(json.dumps(result, indent=2, default=str))
     return 0
 

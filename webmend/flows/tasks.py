@@ -24,6 +24,7 @@ from webmend.stage.run import is_infrastructure_error
 
 ARTIFACT_KEY = "build-refined-pool-summary"
 REPAIR_ARTIFACT_KEY = "build-refined-pool-repair"
+EXPORT_ARTIFACT_KEY = "build-refined-pool-export"
 
 
 def infrastructure_only(task, task_run, state) -> bool:
@@ -48,9 +49,10 @@ def generate_responses(data_root: str, prompts: tuple, model: str, samples: int,
 
 @task(name="read-corpus", cache_policy=NO_CACHE)
 def read_corpus(pages: list[str], responses: list[str], items: str | None, config: str | None,
-                data_root: str, batch_size: int, run_id: str | None, replace: bool) -> tuple[core.Plan, EvalConfig]:
+                data_root: str, batch_size: int, run_id: str | None, replace: bool,
+                incremental: bool = False) -> tuple[core.Plan, EvalConfig]:
     cfg = load_config(config)
-    return core.load_plan(data_root, pages, responses, items, cfg, batch_size, run_id, replace), cfg
+    return core.load_plan(data_root, pages, responses, items, cfg, batch_size, run_id, replace, incremental), cfg
 
 
 @task(name="evaluate-batch", task_run_name="evaluate-batch-{batch.index}", cache_policy=NO_CACHE,
@@ -89,6 +91,28 @@ def summarize_repair(data_root: str, keys: list[str], run_id: str) -> dict:
     create_markdown_artifact(key=REPAIR_ARTIFACT_KEY, markdown=pool_repair.repair_markdown(summary, run_id),
                              description=f"build-refined-pool {run_id}: repair")
     return summary
+
+
+@task(name="export-corpus", cache_policy=NO_CACHE, retries=2, retry_delay_seconds=2,
+      retry_condition_fn=infrastructure_only)
+def export_corpus(data_root: str, out: str | None, config: str | None, routes: list[str] | None,
+                  benchmarks: list[str], run_id: str) -> dict:
+    """Export and gate (webmend.export); the artifact says what was published, or that nothing was new."""
+    from webmend.export.config import load_export_config
+    from webmend.export.run import ExportBlocked, export_corpus as export_core, export_markdown
+
+    cfg = load_export_config(config, routes=tuple(routes) if routes else None)
+    try:
+        outcome = export_core(data_root, out, cfg, benchmarks)
+    except ExportBlocked as exc:
+        create_markdown_artifact(key=EXPORT_ARTIFACT_KEY, markdown=f"# Export {exc.version}: blocked by the gate\n\n"
+                                 + "\n".join(f"- {f}" for f in exc.gate.failures()),
+                                 description=f"build-refined-pool {run_id}: export")
+        raise
+    create_markdown_artifact(key=EXPORT_ARTIFACT_KEY, markdown=export_markdown(outcome),
+                             description=f"build-refined-pool {run_id}: export")
+    return {"status": outcome.status, "version": outcome.version, "manifest": outcome.manifest, "rows": outcome.rows,
+            "previous": outcome.previous}
 
 
 @task(name="summarize-run", cache_policy=NO_CACHE)

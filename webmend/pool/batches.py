@@ -83,10 +83,28 @@ def default_run_id(batches: Sequence[Batch], config_hash: str) -> str:
     return "pool-" + make_key("build-refined-pool", *(b.key for b in batches), config_hash)[:12]
 
 
+def evaluated_hashes(root: DataRoot, config_hash: str) -> set[str]:
+    """Content hashes of the inputs the root holds evaluations of under this config."""
+    if not root.keys("evaluations"):
+        return set()
+    table = root.read("evaluations", columns=["content_hash", "config_hash"])
+    return {h for h, c in zip(table["content_hash"].to_pylist(), table["config_hash"].to_pylist()) if c == config_hash}
+
+
 def plan_pool(root: DataRoot, inputs: Sequence[RawInput], items: dict[str, dict], cfg: EvalConfig,
-              batch_size: int = DEFAULT_BATCH_SIZE, run_id: str | None = None, replace: bool = False) -> Plan:
-    """Every batch of the corpus and the ones still to do (all of them when replacing)."""
+              batch_size: int = DEFAULT_BATCH_SIZE, run_id: str | None = None, replace: bool = False,
+              incremental: bool = False) -> Plan:
+    """Every batch of the corpus and the ones still to do (all of them when replacing).
+
+    incremental: the corpus is only the inputs not evaluated yet under this config (by content
+    hash), wherever their rows are: the nightly refresh adds new pages without cutting the old
+    ones into new batches (which would evaluate them again)."""
     config_hash = cfg.config_hash()
+    if incremental and not replace:
+        done = evaluated_hashes(root, config_hash)
+        before = len(inputs)
+        inputs = [raw for raw in inputs if input_hash(raw) not in done]
+        log.info("incremental: %d of %d inputs already evaluated under config %s", before - len(inputs), before, config_hash)
     batches = cut_batches(inputs, items, config_hash, batch_size)
     pending = [b for b in batches if replace or not root.exists("evaluations", b.key)]
     log.info("%d inputs in %d batches; %d already committed", len(inputs), len(batches), len(batches) - len(pending))
@@ -94,12 +112,13 @@ def plan_pool(root: DataRoot, inputs: Sequence[RawInput], items: dict[str, dict]
 
 
 def load_plan(root: str, pages: Sequence[str], responses: Sequence[str], items_path: str | None,
-              cfg: EvalConfig, batch_size: int, run_id: str | None = None, replace: bool = False) -> Plan:
+              cfg: EvalConfig, batch_size: int, run_id: str | None = None, replace: bool = False,
+              incremental: bool = False) -> Plan:
     for path in responses:
         if not Path(path).is_file():
             raise FileNotFoundError(f"responses file {path}: no such file")
     return plan_pool(DataRoot(root), read_corpus(pages, responses), load_items(items_path), cfg,
-                     batch_size, run_id, replace)
+                     batch_size, run_id, replace, incremental)
 
 
 def evaluate_batch(batch: Batch, cfg: EvalConfig, keyframes_to: str | None = None) -> list[dict]:
