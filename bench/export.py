@@ -18,7 +18,7 @@ What it measures, in one process, in this order:
 * export: `webmend.export.run.export_corpus(root, fresh_out, ExportConfig())`, all routes and
   formats, the Great Expectations gate included. Its stages are timed by wrapping the module-level
   functions `run.py` calls (monkeypatched in this process only; the library is unchanged):
-  `select` (metadata query + routing), `_write_datasets` (of which: `page_stream` / `pair_stream`,
+  `select` (metadata query + routing), `_write_datasets` (of which: `scan_pages`,
   the DuckDB join + ordered HTML fetch, and `file_digest`, hashing the written parts; the rest is
   building rows and writing Parquet), `_write_rejects`, `_gate` (of which `gate.facts`, reading
   the staged parts back; the rest is pandas + GX), `build_manifest`, `_publish`; `other` is the
@@ -362,8 +362,9 @@ def instrument(stages: Stages) -> None:
 
     for name in ("select", "_write_datasets", "_write_rejects", "_gate", "build_manifest", "_publish"):
         setattr(run, name, stages.timed(name.lstrip("_"), getattr(run, name), top=True))
-    run.page_stream = stages.timed_iter("write.page_stream", run.page_stream)
-    run.pair_stream = stages.timed_iter("write.pair_stream", run.pair_stream)
+    from webmend.export import stream
+
+    stream.scan_pages = stages.timed_iter("write.scan_pages", stream.scan_pages)
     files.file_digest = stages.timed("write.file_digest", files.file_digest)
     facts = stages.timed("gate.facts", gate.facts)
 
@@ -420,9 +421,9 @@ def measure(root_path: Path, out: Path, meta: dict, duckdb_memory: str | None) -
     corpus_html = meta["eval_html_bytes"] + meta["checkpoint_html_bytes"]
     got = stages.seconds.get
     s = {"select": got("select", 0.0), "write_datasets": got("write_datasets", 0.0),
-         "write.page_stream": got("write.page_stream", 0.0), "write.pair_stream": got("write.pair_stream", 0.0),
+         "write.scan_pages": got("write.scan_pages", 0.0),
          "write.file_digest": got("write.file_digest", 0.0)}
-    s["write.rows_and_parquet"] = s["write_datasets"] - s["write.page_stream"] - s["write.pair_stream"] - s["write.file_digest"]
+    s["write.rows_and_parquet"] = s["write_datasets"] - s["write.scan_pages"] - s["write.file_digest"]
     s.update({"write_rejects": got("write_rejects", 0.0), "gate": got("gate", 0.0), "gate.facts": got("gate.facts", 0.0)})
     s["gate.pandas_and_gx"] = s["gate"] - s["gate.facts"]
     s.update({"build_manifest": got("build_manifest", 0.0), "publish": got("publish", 0.0)})

@@ -6,7 +6,7 @@
 #   scripts/prefect-local.sh down    stop the worker and the server this script started
 #   scripts/prefect-local.sh env     print the exports that point prefect/webmend at this server
 #   scripts/prefect-local.sh demo    up, deploy prefect.yaml, run build-refined-pool/default, wait,
-#                                    print a DuckDB summary of the trace tables; stops what it started
+#                                    print a DuckDB summary of the trace tables and the export; stops what it started
 #   scripts/prefect-local.sh status  what is running
 set -euo pipefail
 
@@ -79,6 +79,9 @@ demo() {
   "$VENV/bin/webmend" sql --root "$DATA_ROOT" --example score_by_family
   echo "repair: original band x final band (deterministic operators)"
   "$VENV/bin/webmend" sql --root "$DATA_ROOT" --example repair_transitions
+  echo "export: the latest version under $DATA_ROOT/corpus (docs/export.md)"
+  "$VENV/bin/python" -c 'import json, sys; d = sys.argv[1]; v = json.load(open(d + "/LATEST.json"))["version"]; m = json.load(open(f"{d}/{v}/manifest.json")); print(v, {k: x["rows"] for k, x in m["datasets"].items()}, "gate:", m["gate"]["success"])' "$DATA_ROOT/corpus"
+  "$VENV/bin/webmend" manifest verify "$DATA_ROOT/corpus/$("$VENV/bin/python" -c 'import json, sys; print(json.load(open(sys.argv[1]))["version"])' "$DATA_ROOT/corpus/LATEST.json")"
   "$VENV/bin/webmend" sql --root "$DATA_ROOT" --save-db >/dev/null
   echo "trace tables in $DATA_ROOT; DuckDB file: $DATA_ROOT/webmend.duckdb"
 }
