@@ -138,3 +138,13 @@ def test_equal_size_sampling_is_stratified_and_seeded(exported, tmp_path):
     assert len({r["family"] for r in refined}) == 2  # three families, two rows: no family twice
     with pytest.raises(ValueError, match="fewer than equal_size 3"):
         export_corpus(str(root), str(tmp_path / "c"), ExportConfig(equal_size=3), [str(bench)])
+
+
+def test_the_exports_table_names_every_exported_row(exported):
+    from webmend.store.duckdb_views import run_query
+
+    root, *_, outcome, _, manifest = exported
+    _, found = run_query(str(root), "SELECT dataset, count(*), min(state), bool_and(response IS NULL) FROM exports "
+                                    f"WHERE run_id = '{outcome.version}' GROUP BY dataset ORDER BY dataset")
+    assert {d: n for d, n, *_ in found} == {name: d["rows"] for name, d in manifest["datasets"].items()}
+    assert all(state in ("Mid", "High") and no_html for _, _, state, no_html in found)

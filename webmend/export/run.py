@@ -97,6 +97,7 @@ def export_corpus(data_root: str, out: str | None = None, cfg: ExportConfig = Ex
         if fs.exists(staging):
             fs.rm(staging, recursive=True)
     _write_json(fs, f"{base}/{LATEST}", {"version": version, "manifest": f"{version}/{MANIFEST}"})
+    root.write("exports", export_rows(sel, cfg, version), key=version, mode="replace")
     rows = {f.dataset: 0 for f in files if f.dataset}
     for f in files:
         if f.dataset:
@@ -121,6 +122,22 @@ class StagedFile(WrittenFile):
     dataset: str | None = None
     route: str | None = None
     format: str | None = None
+
+
+def export_rows(sel: Selection, cfg: ExportConfig, version: str) -> list[dict]:
+    """The exports trace table: which page went into which dataset of this version (queryable with
+    DuckDB beside the other tables; the HTML stays in the export's files)."""
+    common = {"run_id": version, "config_hash": cfg.config_hash(), "split": "train", "response": None}
+    rows = [{"id": p.id, "prompt_id": p.prompt_id, "dataset": dataset_name(cfg, route, fmt), "format": fmt, "route": route,
+             "score_total": p.score, "state": p.state, "checkpoint_hash": p.content_hash, "prompt": p.prompt,
+             "content_hash": p.content_hash, **common}
+            for route, pages in sel.routes.items() for fmt in cfg.formats if fmt in SFT_FORMATS for p in pages]
+    if PREFERENCE in cfg.formats and "refined" in sel.routes:
+        rows += [{"id": x.chosen.id, "prompt_id": x.chosen.prompt_id, "dataset": dataset_name(cfg, "refined", PREFERENCE),
+                  "format": PREFERENCE, "route": "refined", "score_total": x.chosen.score, "state": x.chosen.state,
+                  "checkpoint_hash": x.chosen.content_hash, "prompt": x.chosen.prompt,
+                  "content_hash": x.chosen.content_hash, **common} for x in sel.pairs]
+    return rows
 
 
 def version_id(cfg: ExportConfig, sel: Selection) -> str:

@@ -44,6 +44,7 @@ class Page:
     table: str  # EVALUATIONS | CHECKPOINTS
     original_hash: str | None = None  # for a checkpoint: the page it was repaired from
     round: int = 0
+    state: str | None = None  # the stored band of this page's verified total
     eval_config: str | None = None  # config hash of the page's evaluation ...
     repair_config: str | None = None  # ... and of the repair run that verified the checkpoint
 
@@ -93,7 +94,7 @@ def _evaluation_sql(runs: list[str] | None) -> str:
 
 
 _CHECKPOINT_SQL = f"""
-    SELECT id, original_hash, content_hash, score_total, status, flags, round, run_id, config_hash,
+    SELECT id, original_hash, content_hash, score_total, state, status, flags, round, run_id, config_hash,
            html IS NOT NULL AS has_page, {_complete_sql('html')} AS complete
     FROM checkpoints WHERE is_best
     ORDER BY id, original_hash, score_total DESC NULLS LAST, round, content_hash, run_id"""
@@ -109,7 +110,7 @@ def read_pages(con, runs: list[str] | None = None) -> tuple[list[Page], dict[tup
             id=r["id"], prompt_id=r["prompt_id"], prompt=r["prompt"], family=r["family"], source_run=r["run_id"],
             score=r["score_total"], original_score=r["score_total"], original_state=r["state"], status=r["status"],
             flags=tuple(r["flags"] or ()), complete=bool(r["complete"]), has_page=bool(r["has_page"]),
-            content_hash=r["page_hash"] or r["input_hash"], table=EVALUATIONS, eval_config=r["config_hash"])
+            content_hash=r["page_hash"] or r["input_hash"], table=EVALUATIONS, state=r["state"], eval_config=r["config_hash"])
     best: dict[tuple[str, str], dict] = {}
     for r in _dicts(con.execute(_CHECKPOINT_SQL)):
         best.setdefault((r["id"], r["original_hash"]), r)
@@ -120,7 +121,7 @@ def read_pages(con, runs: list[str] | None = None) -> tuple[list[Page], dict[tup
             continue  # repaired from a page whose evaluation is not among the runs read
         round0 = r["round"] == 0
         checkpoints[key] = replace(
-            original, source_run=r["run_id"], score=r["score_total"],
+            original, source_run=r["run_id"], score=r["score_total"], state=r["state"],
             status=r["status"] if r["status"] is not None or not round0 else original.status,
             flags=tuple(r["flags"] or ()) if r["status"] is not None or not round0 else original.flags,
             complete=bool(r["complete"]), has_page=bool(r["has_page"]), content_hash=r["content_hash"],

@@ -4,7 +4,8 @@ order, and rows are written as their pages come by.
 DuckDB only filters here (a semi-join on a small table of wanted hashes): a join that carries the
 HTML, or an ORDER BY over it, builds that HTML into a hash table or a sort that does not spill,
 and runs out of memory at 10,000 pages (bench/export.py). Row order in a file is therefore the
-order of the stored files, which is deterministic for a given data root.
+order of the stored files; the scan runs on one DuckDB thread so that order is the files' (sorted
+by key) and their rows', the same on every run (with several threads it varies).
 
 A preference row needs two pages from two tables: the originals it wants are set aside in a
 temporary SQLite file while the evaluations are scanned (disk, not memory), then looked up by
@@ -35,6 +36,8 @@ def scan_pages(con, table: str, hashes: set[str]) -> Iterator[tuple[str, str]]:
     name = f"_want_{table}"
     con.register(name, pa.table({"h": sorted(hashes)}))
     seen: set[str] = set()
+    threads = con.execute("SELECT current_setting('threads')").fetchall()[0][0]
+    con.execute("SET threads = 1")
     try:
         query = f"SELECT {key}, {column} FROM {table} WHERE {column} IS NOT NULL AND {key} IN (SELECT h FROM {name})"
         for batch in con.sql(query).to_arrow_reader(FETCH_ROWS):
@@ -43,6 +46,7 @@ def scan_pages(con, table: str, hashes: set[str]) -> Iterator[tuple[str, str]]:
                     seen.add(h)
                     yield h, html
     finally:
+        con.execute(f"SET threads = {int(threads)}")
         con.unregister(name)
 
 

@@ -2,7 +2,7 @@
 
 Defined once here; `webmend.store` validates every write against these schemas and docs/data-root.md
 describes them (`tables.schema.json` beside this module is generated from them, see `render_tables`).
-contracts and exports are provisional until their stages land.
+contracts is provisional until its stage lands.
 """
 
 from __future__ import annotations
@@ -146,7 +146,9 @@ TABLES: dict[str, pa.Schema] = {
         _f("transition_validity", pa.float64()), _f("req_explicit", pa.float64()),
         _f("req_implicit", pa.float64()), _f("reward", pa.float64()),
     ),
-    # Provisional. One row per exported training example. content_hash: the exported page's.
+    # One row per exported training example (docs/export.md), written when a version is published:
+    # run_id is the export version, config_hash the export config's, content_hash the exported page's.
+    # The page itself lives in the export's files: response is left null.
     "exports": _schema(
         _f("id", pa.string(), False), _f("prompt_id", pa.string()), _f("dataset", pa.string()),
         _f("format", pa.string()), _f("split", pa.string()), _f("route", pa.string()),  # raw|filtered|refined
