@@ -75,7 +75,9 @@ def test_every_page_left_out_has_a_recorded_reason(exported):
     assert rejects[("raw", "wide_media")][0] == "contaminated" and "bench_lodge" in rejects[("raw", "wide_media")][1]
     assert rejects[("refined", "wide_media")][0] == "contaminated"
     assert rejects[("refined", "bare_document#1")][0] == "not_best_for_prompt"
-    assert manifest["rejects"]["counts"] == {"raw": {"contaminated": 1, "incomplete_document": 1},
+    assert rejects[("filtered", "start_overlay")] == ("not_high", "Mid")
+    assert manifest["rejects"]["counts"] == {"filtered": {"not_high": 1},
+                                             "raw": {"contaminated": 1, "incomplete_document": 1},
                                              "refined": {"contaminated": 1, "not_best_for_prompt": 1}}
 
 
@@ -84,14 +86,18 @@ def test_the_manifest_validates_and_carries_the_funnel(exported):
     jsonschema.validate(manifest, manifest_schema())
     assert verify_manifest(str(folder / "manifest.json")) == []
     everything = manifest["funnel"]["all"]
-    assert everything["prompts"] == 4 and everything["valid_raw"] == 3 and everything["traced"] == 3
-    assert everything["original_band"] == {"Low": 0, "Mid": 1, "High": 2} and everything["repaired"] == 3
+    # Every page was evaluated with a score and repaired; two originals are High (bare_document x2).
+    assert everything["prompts"] == 4 and everything["valid_raw"] == 5 and everything["traced"] == 5
+    assert everything["original_band"] == {"Low": 0, "Mid": 3, "High": 2} and everything["repaired"] == 5
+    assert everything["passed_gate"] == 4
     assert everything["exported"] == {"raw": 3, "filtered": 2, "refined": 3}
     assert manifest["funnel"]["apps_tools"]["exported"]["refined"] == 1  # truncated_tail, repaired
     assert manifest["scores"]["refined"]["after"]["quantiles"]["q0"] >= 80
     assert sum(manifest["scores"]["refined"]["before"]["histogram"]) == 3
     assert manifest["gate"]["success"] and (folder / "gate" / "index.html").is_file()
-    assert {f["path"] for f in manifest["files"]} >= {"rejects.parquet", "refined/sharegpt/part-00000.parquet"}
+    assert {f["path"] for f in manifest["files"]} >= {"rejects.parquet", "refined/sharegpt/part-00000.parquet",
+                                                      "dataset_info.json", "gate.json"}
+    assert [b["path"] for b in manifest["benchmarks"]] == [str(exported[1])]
     assert manifest["config_hashes"]["export"] == [ExportConfig().config_hash()]
     assert manifest["lineage"] == {"previous": None, "added": 8, "removed": 0}
 
@@ -107,9 +113,11 @@ def test_a_corrupted_file_fails_verification(exported, tmp_path):
     data[len(data) // 2] ^= 0xFF
     part.write_bytes(bytes(data))
     (copy / "refined" / "alpaca" / "part-00000.parquet").unlink()
+    (copy / "dataset_info.json").write_text((copy / "dataset_info.json").read_text().replace("sharegpt", "openai", 1))
     problems = verify_manifest(str(copy))
     assert any("raw/sharegpt/part-00000.parquet: sha256" in p for p in problems)
     assert any("refined/alpaca/part-00000.parquet: missing" in p for p in problems)
+    assert any(p.startswith("dataset_info.json:") for p in problems)
     broken = json.loads((copy / "manifest.json").read_text())
     del broken["funnel"]
     (copy / "manifest.json").write_text(json.dumps(broken))
@@ -148,3 +156,14 @@ def test_the_exports_table_names_every_exported_row(exported):
                                     f"WHERE run_id = '{outcome.version}' GROUP BY dataset ORDER BY dataset")
     assert {d: n for d, n, *_ in found} == {name: d["rows"] for name, d in manifest["datasets"].items()}
     assert all(state in ("Mid", "High") and no_html for _, _, state, no_html in found)
+
+
+def test_an_empty_route_is_still_a_dataset(exported, tmp_path):
+    root, bench, *_ = exported
+    outcome = export_corpus(str(root), str(tmp_path), ExportConfig(formats=("sharegpt",)).model_copy(
+        update={"gate": ExportConfig().gate.model_copy(update={"min_score": 99.0})}), [str(bench)])
+    folder = tmp_path / outcome.version
+    assert outcome.rows["webmend_refined_sharegpt"] == 0 and rows(folder, "refined/sharegpt") == []
+    assert "webmend_refined_sharegpt" in json.loads((folder / "dataset_info.json").read_text())
+    manifest = json.loads((folder / "manifest.json").read_text())
+    assert manifest["gate"]["success"] and "webmend_refined_sharegpt" in manifest["gate"]["datasets"]

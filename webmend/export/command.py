@@ -40,7 +40,10 @@ def run_export(args) -> int:
         outcome = export_corpus(args.data_root, args.out, cfg, args.benchmark, args.runs)
     except ExportBlocked as exc:
         print(f"webmend export: {exc}", file=sys.stderr)
-        print(f"gate data docs: {exc.gate.docs}", file=sys.stderr)
+        print(f"gate data docs: {exc.docs}", file=sys.stderr)
+        return 1
+    except RuntimeError as exc:  # the tables changed under the export (a page gone): nothing was published
+        print(f"webmend export: {exc}", file=sys.stderr)
         return 1
     print(json.dumps({"status": outcome.status, "version": outcome.version, "manifest": outcome.manifest,
                       "rows": outcome.rows}, indent=2))

@@ -49,7 +49,7 @@ class ExportConfig(_Frozen):
     family_shares: Shares = Shares()
     equal_size: int | None = Field(default=None, ge=1, description="N rows per route, stratified by family")
     seed: int = 0  # equal-size sampling
-    rows_per_file: int = Field(default=5_000, ge=1, description="Parquet part size: the writer holds one part's rows")
+    rows_per_file: int = Field(default=5_000, ge=1, description="rows per Parquet part (the writer buffers 256 at a time)")
     dataset_prefix: str = "webmend"  # dataset_info.json names: PREFIX_ROUTE_FORMAT
 
     def config_hash(self) -> str:

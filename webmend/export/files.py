@@ -51,6 +51,8 @@ class PartWriter:
             self._close_part()
 
     def close(self) -> list[WrittenFile]:
+        if self._writer is None and not self.files:
+            self._open()  # an empty dataset is still a dataset: one part with the schema and no rows
         if self._writer is not None:
             self._close_part()
         for f in self.files:

@@ -25,6 +25,9 @@ from webmend.schemas.corpus import PREFERENCE
 from webmend.schemas.vocab import FAMILIES
 
 log = logging.getLogger(__name__)
+# GX logs at INFO through its own handlers (a temporary folder per ephemeral context, decorator
+# registrations): keep its records at WARNING and up, as the rest of the library logs.
+logging.getLogger("great_expectations").setLevel(logging.WARNING)
 
 FACT_CHARS = 256  # start and end of each response the gate reads (documents.py's rules need less)
 

@@ -44,9 +44,9 @@ DUCKDB_MEMORY = "1GB"  # a bound, not a need: DuckDB only filters and streams pa
 class ExportBlocked(RuntimeError):
     """The gate failed: nothing was published (its data docs and gate.json were)."""
 
-    def __init__(self, version: str, gate: GateResult):
+    def __init__(self, version: str, gate: GateResult, docs: str):
         super().__init__(f"export {version} blocked by the gate: " + "; ".join(gate.failures()))
-        self.version, self.gate = version, gate
+        self.version, self.gate, self.docs = version, gate, docs
 
 
 @dataclass(frozen=True)
@@ -81,6 +81,7 @@ def export_corpus(data_root: str, out: str | None = None, cfg: ExportConfig = Ex
     target = f"{base}/{version}"
     if fs.exists(f"{target}/{MANIFEST}"):
         log.info("export %s is already published at %s: nothing to do", version, target)
+        _finish_publishing(fs, base, root, sel, cfg, version)  # in case a crash came between
         return ExportOutcome("unchanged", version, _url(fs, f"{target}/{MANIFEST}"), _rows_of(fs, target))
     _remove_stale_staging(fs, base)
     staging = f"{base}/{STAGING_PREFIX}{version}-{uuid.uuid4().hex[:8]}"
@@ -88,16 +89,17 @@ def export_corpus(data_root: str, out: str | None = None, cfg: ExportConfig = Ex
         files = _write_datasets(con, fs, staging, sel, cfg)
         files.append(_write_rejects(fs, staging, sel))
         _write_json(fs, f"{staging}/{DATASET_INFO}", dataset_info(files, cfg))
+        files.append(StagedFile(DATASET_INFO, len(dataset_info(files, cfg)), *file_digest(fs, f"{staging}/{DATASET_INFO}")))
         gate = _gate(fs, staging, target, files, sel, cfg, hygiene)
         if not gate.success:
-            raise ExportBlocked(version, gate)
-        manifest = build_manifest(fs, base, version, files, sel, cfg, gate)
+            raise ExportBlocked(version, gate, f"{_url(fs, target)}/gate/index.html")
+        files.append(StagedFile(GATE_JSON, 0, *file_digest(fs, f"{target}/{GATE_JSON}")))
+        manifest = build_manifest(fs, base, version, files, sel, cfg, gate, benchmark_files(hygiene.files))
         _publish(fs, staging, target, files, manifest)
     finally:
         if fs.exists(staging):
             fs.rm(staging, recursive=True)
-    _write_json(fs, f"{base}/{LATEST}", {"version": version, "manifest": f"{version}/{MANIFEST}"})
-    root.write("exports", export_rows(sel, cfg, version), key=version, mode="replace")
+    _finish_publishing(fs, base, root, sel, cfg, version)
     rows = {f.dataset: 0 for f in files if f.dataset}
     for f in files:
         if f.dataset:
@@ -115,6 +117,15 @@ def export_markdown(outcome: ExportOutcome) -> str:
              "| dataset | rows |", "| --- | --- |"]
     lines += [f"| {name} | {rows} |" for name, rows in outcome.rows.items()]
     return "\n".join(lines) + "\n"
+
+
+def _finish_publishing(fs, base: str, root: DataRoot, sel: Selection, cfg: ExportConfig, version: str) -> None:
+    """After the manifest: the exports table, then LATEST.json; each only when not there yet."""
+    if not root.exists("exports", version):
+        root.write("exports", export_rows(sel, cfg, version), key=version)
+    latest = read_latest(fs, base)
+    if latest is None or latest["version"] != version:
+        _write_json(fs, f"{base}/{LATEST}", {"version": version, "manifest": f"{version}/{MANIFEST}"})
 
 
 @dataclass
@@ -142,8 +153,9 @@ def export_rows(sel: Selection, cfg: ExportConfig, version: str) -> list[dict]:
 
 def version_id(cfg: ExportConfig, sel: Selection) -> str:
     """From the export config and every exported (route, page) and pair: same inputs, same version."""
-    parts = [f"{r}\x1e{p.id}\x1e{p.content_hash}" for r, pages in sorted(sel.routes.items()) for p in pages]
-    parts += [f"pair\x1e{x.chosen.content_hash}\x1e{x.rejected.content_hash}" for x in sel.pairs]
+    parts = [f"{r}\x1e{p.id}\x1e{p.content_hash}\x1e{p.score}\x1e{p.original_score}"
+             for r, pages in sorted(sel.routes.items()) for p in pages]
+    parts += [f"pair\x1e{x.chosen.content_hash}\x1e{x.rejected.content_hash}\x1e{x.rejected.score}" for x in sel.pairs]
     return "v-" + make_key("export", cfg.config_hash(), *parts)[:16]
 
 
@@ -228,17 +240,18 @@ def _gate(fs, staging: str, target: str, files: list[StagedFile], sel: Selection
         min_score = cfg.gate.min_score if route == "refined" else 0.0
         bounds = (0.0, 1.0) if fmt == PREFERENCE else (cfg.family_shares.min, cfg.family_shares.max)
         checks.append(DatasetCheck(name, fmt, [f.path for f in files if f.dataset == name], expected, min_score, bounds))
-    local = _is_local(fs)
-    docs = f"{target}/gate" if local else tempfile.mkdtemp(prefix="webmend-gate-docs-")
-    result = run_gate(fs, staging, checks, hygiene.contamination, docs)
-    if not local:
-        fs.put(docs, f"{target}/gate", recursive=True)
+    if _is_local(fs):
+        result = run_gate(fs, staging, checks, hygiene.contamination, f"{target}/gate")
+    else:  # GX writes data docs to a local folder: build them there, then upload
+        with tempfile.TemporaryDirectory(prefix="webmend-gate-docs-") as docs:
+            result = run_gate(fs, staging, checks, hygiene.contamination, docs)
+            fs.put(docs, f"{target}/gate", recursive=True)
     _write_json(fs, f"{target}/{GATE_JSON}", result.as_dict())
     return result
 
 
 def build_manifest(fs, base: str, version: str, files: list[StagedFile], sel: Selection, cfg: ExportConfig,
-                   gate: GateResult) -> dict:
+                   gate: GateResult, benchmarks: list[dict]) -> dict:
     rows = [p for pages in sel.routes.values() for p in pages]
     datasets = {}
     for f in files:
@@ -253,8 +266,10 @@ def build_manifest(fs, base: str, version: str, files: list[StagedFile], sel: Se
                           "repair": sorted({p.repair_config for p in rows if p.repair_config}),
                           "export": [cfg.config_hash()]},
         "source_runs": sel.source_runs, "routes": list(sel.routes), "system_prompt": cfg.system_prompt,
-        "files": [{"path": f.path, "dataset": f.dataset or "rejects", "route": f.route or "", "format": f.format or "rejects",
-                   "rows": f.rows, "bytes": f.bytes, "sha256": f.sha256} for f in files],
+        "files": [{"path": f.path, "dataset": f.dataset or Path(f.path).stem, "route": f.route or "",
+                   "format": f.format or Path(f.path).suffix.lstrip("."), "rows": f.rows, "bytes": f.bytes,
+                   "sha256": f.sha256} for f in files],
+        "benchmarks": benchmarks,
         "datasets": datasets, "dataset_info": DATASET_INFO,
         "rejects": {"file": REJECTS, "counts": _reject_counts(sel)}, "funnel": sel.funnel,
         "scores": {route: {"before": distribution([p.original_score for p in pages]),
@@ -262,6 +277,15 @@ def build_manifest(fs, base: str, version: str, files: list[StagedFile], sel: Se
         "gate": gate.as_dict(), "lineage": lineage(fs, base, sel),
     }
     return Manifest.model_validate(manifest).model_dump(mode="json")
+
+
+def benchmark_files(paths: list[str]) -> list[dict]:
+    """The benchmark files the decontamination re-check read, with their sha256."""
+    out = []
+    for path in paths:
+        size, digest = file_digest(fsspec.filesystem("file"), path)
+        out.append({"path": str(path), "bytes": size, "sha256": digest})
+    return out
 
 
 def _reject_counts(sel: Selection) -> dict:
@@ -322,7 +346,7 @@ def code_version() -> str:
 # ---- publishing -----------------------------------------------------------------------------
 
 def _publish(fs, staging: str, target: str, files: list[StagedFile], manifest: dict) -> None:
-    for rel in [f.path for f in files] + [DATASET_INFO]:
+    for rel in [f.path for f in files if f.path != GATE_JSON]:  # gate.json is in place already
         fs.makedirs(str(Path(f"{target}/{rel}").parent), exist_ok=True)
         fs.mv(f"{staging}/{rel}", f"{target}/{rel}")
     _write_json(fs, f"{target}/{MANIFEST}", manifest)  # last: its presence is the commit

@@ -139,7 +139,9 @@ class Hygiene:
 
     def __init__(self, cfg: ExportConfig, benchmarks: list[str]):
         self.cfg = cfg
-        files = [*cfg.gate.benchmarks, *benchmarks]
+        files = self.files = [*cfg.gate.benchmarks, *benchmarks]
+        if not files:
+            log.warning("export: no benchmark files given, so no decontamination re-check (docs/export.md)")
         self.decontam = Decontaminator(load_benchmarks(files), cfg.gate.dedup, cfg.gate.decontam) if files else None
         self._seen: dict[str, str | None] = {}
 
@@ -175,20 +177,30 @@ class Hygiene:
 
 def select(con, cfg: ExportConfig, hygiene: Hygiene, runs: list[str] | None = None) -> Selection:
     originals, checkpoints = read_pages(con, runs)
-    sel = Selection(source_runs=dict(sorted(Counter(p.source_run for p in originals).items())))
-    valid = _filter("raw", originals, hygiene, sel.rejects)
+    read = Counter(p.source_run for p in originals) + Counter(p.source_run for p in checkpoints.values())
+    sel = Selection(source_runs=dict(sorted(read.items())))
     wanted = set(cfg.routes)
+    # The hygiene rejects of the originals are recorded under the first route that reads them.
+    first = next((r for r in ("raw", "filtered") if r in wanted), None)
+    valid = _filter(first, originals, hygiene, sel.rejects if first else [])
     if "raw" in wanted:
         sel.routes["raw"] = _one_per_prompt("raw", valid, cfg, sel.rejects)
     if "filtered" in wanted:
-        sel.routes["filtered"] = _one_per_prompt("filtered", [p for p in valid if p.original_state == "High"],
-                                                 cfg, sel.rejects)
+        high = [p for p in valid if p.original_state == "High"]
+        sel.rejects += [Reject("filtered", p.id, p.content_hash, "not_high", str(p.original_state))
+                        for p in valid if p.original_state != "High"]
+        sel.routes["filtered"] = _one_per_prompt("filtered", high, cfg, sel.rejects)
     passed = []
     if "refined" in wanted:
-        candidates = [checkpoints.get((p.id, p.content_hash)) or p for p in originals
-                      if (p.id, p.content_hash) in checkpoints or p.original_state == "High"]
-        passed = [p for p in _filter("refined", candidates, hygiene, sel.rejects)
-                  if _reaches_gate(p, cfg, sel.rejects)]
+        candidates = []
+        for p in originals:
+            cp = checkpoints.get((p.id, p.content_hash))
+            if cp is not None or p.original_state == "High":
+                candidates.append(cp or p)
+            else:
+                reason = ("not_traced", str(p.original_state)) if p.score is not None else ("no_score", p.status or "")
+                sel.rejects.append(Reject("refined", p.id, p.content_hash, *reason))
+        passed = [p for p in _filter("refined", candidates, hygiene, sel.rejects) if _reaches_gate(p, cfg, sel.rejects)]
         sel.routes["refined"] = _one_per_prompt("refined", passed, cfg, sel.rejects)
     if cfg.equal_size:
         sel.routes = {r: _sample(r, pages, cfg, sel.rejects) for r, pages in sel.routes.items()}
@@ -196,8 +208,9 @@ def select(con, cfg: ExportConfig, hygiene: Hygiene, runs: list[str] | None = No
     if "preference" in cfg.formats and "refined" in sel.routes:
         sel.pairs = [Pair(p, by_hash[(p.id, p.original_hash)]) for p in sel.routes["refined"]
                      if p.round > 0 and by_hash[(p.id, p.original_hash)].has_page
-                     and (by_hash[(p.id, p.original_hash)].score or 0) < p.score]
-    sel.funnel = funnel(originals, checkpoints, valid, passed, sel.routes, hygiene.cfg)
+                     and by_hash[(p.id, p.original_hash)].score is not None
+                     and by_hash[(p.id, p.original_hash)].score < p.score]
+    sel.funnel = funnel(originals, checkpoints, passed, sel.routes, hygiene.cfg)
     return sel
 
 
@@ -264,9 +277,10 @@ def _quotas(counts: dict[str, int], n: int) -> dict[str, int]:
     return quotas
 
 
-def funnel(originals, checkpoints, valid, passed, routes, cfg: ExportConfig) -> dict:
-    """Table 5's funnel per family and in all: prompts -> valid raw -> traced -> by original band
-    -> repaired -> passed gate -> exported per route."""
+def funnel(originals, checkpoints, passed, routes, cfg: ExportConfig) -> dict:
+    """Table 5's funnel per family and in all: prompts -> valid raw (evaluated with a score) ->
+    traced (with a repair trace) -> by original band -> repaired (best checkpoint past round 0)
+    -> passed the refined gate -> exported per route. Every step but the last counts pages."""
     rows: dict[str, dict] = {}
 
     def bucket(family):
@@ -276,7 +290,9 @@ def funnel(originals, checkpoints, valid, passed, routes, cfg: ExportConfig) -> 
 
     for p in originals:
         bucket(p.family)["prompts"].add(p.prompt_id)
-    for p in valid:
+    for p in originals:
+        if p.score is None:
+            continue
         b = bucket(p.family)
         b["valid_raw"] += 1
         if p.original_state in STATES:

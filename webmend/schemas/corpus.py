@@ -41,7 +41,7 @@ FILE_SCHEMAS: dict[str, pa.Schema] = {
     PREFERENCE: pa.schema([
         _f("messages", pa.list_(_MESSAGE), False),  # system + user: the prompt
         _f("chosen", _MESSAGE, False),  # the best verified checkpoint
-        _f("rejected", _MESSAGE, False),  # the original page, or a candidate rejected for a regression
+        _f("rejected", _MESSAGE, False),  # the original page (rejected_kind "original")
         _f("id", pa.string(), False), _f("prompt_id", pa.string(), False), _f("family", pa.string(), False),
         _f("source_run", pa.string(), False), _f("chosen_score", pa.float64(), False),
         _f("rejected_score", pa.float64(), False), _f("rejected_kind", pa.string(), False),  # original | regression
@@ -59,5 +59,5 @@ DATASET_COLUMNS = {
 # Why a page did not reach a route (closed list; docs/export.md says what each means).
 EXPORT_REJECT_REASONS = (
     "no_score", "status", "flag", "no_prompt", "no_page", "incomplete_document", "contaminated",
-    "below_gate", "not_best_for_prompt", "not_sampled", "unknown_family",
+    "below_gate", "not_best_for_prompt", "not_sampled", "unknown_family", "not_high", "not_traced",
 )

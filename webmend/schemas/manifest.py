@@ -14,7 +14,7 @@ class _Model(BaseModel):
 
 class ExportFile(_Model):
     path: str = Field(description="relative to the manifest's folder")
-    dataset: str = Field(description="dataset_info.json name")
+    dataset: str = Field(description="dataset_info.json name; for the other files their stem (rejects, dataset_info, gate)")
     route: str
     format: str
     rows: int
@@ -52,12 +52,13 @@ class Manifest(_Model):
     created_at: str
     code_version: str
     config_hashes: dict[str, list[str]] = Field(description="evaluation, repair (as recorded on the rows), export")
-    source_runs: dict[str, int] = Field(description="evaluation run id -> pages read from it")
+    source_runs: dict[str, int] = Field(description="run id -> pages read from it (evaluation runs: originals; repair runs: best checkpoints)")
     routes: list[str]
     system_prompt: str
     files: list[ExportFile]
     datasets: dict[str, Dataset]
     dataset_info: str = Field(description="LlamaFactory dataset_info.json, relative path")
+    benchmarks: list[dict] = Field(description="benchmark files of the decontamination re-check: path, bytes, sha256")
     rejects: dict = Field(description="file (relative path) and counts by route and reason")
     funnel: dict = Field(description="per family and `all`: prompts, valid_raw, traced, original_band, repaired, passed_gate, exported")
     scores: dict[str, RouteScores]
