@@ -63,7 +63,7 @@ def facts(fs, path: str, fmt: str, contamination: Callable[[str], str | None]) -
     Python string; prompts (short) do, for the benchmark check."""
     columns = {"alpaca": ["id", "family", "score", "system", "instruction", "output"],
                "sharegpt": ["id", "family", "score", "messages"],
-               PREFERENCE: ["id", "family", "chosen_score", "rejected_score", "messages", "chosen"]}[fmt]
+               PREFERENCE: ["id", "family", "chosen_score", "rejected_score", "rejected_hash", "rejected_kind", "messages", "chosen"]}[fmt]
     out = []
     with fs.open(path, "rb") as fh:
         for batch in pq.ParquetFile(fh).iter_batches(batch_size=256, columns=columns):
@@ -79,6 +79,8 @@ def _cut(texts: pa.Array) -> tuple[list, list, list]:
 
 def _batch_facts(batch, fmt: str, contamination) -> list[dict]:
     ids, families = batch.column("id").to_pylist(), batch.column("family").to_pylist()
+    pair_of = batch.column("rejected_hash").to_pylist() if fmt == PREFERENCE else [None] * len(ids)
+    kinds = batch.column("rejected_kind").to_pylist() if fmt == PREFERENCE else [None] * len(ids)
     if fmt == "alpaca":
         prompts = batch.column("instruction").to_pylist()
         turns = ["system,user,assistant" if s else "user,assistant" for s in batch.column("system").to_pylist()]
@@ -92,7 +94,7 @@ def _batch_facts(batch, fmt: str, contamination) -> list[dict]:
         else:
             lengths, heads, tails = _last_turns(batch.column("messages"))
             scores, rejected = batch.column("score").to_pylist(), [None] * len(ids)
-    return [{"id": ids[i], "family": families[i], "score": scores[i], "rejected_score": rejected[i],
+    return [{"id": ids[i], "rejected_hash": pair_of[i], "rejected_kind": kinds[i], "family": families[i], "score": scores[i], "rejected_score": rejected[i],
              "prompt_chars": None if prompts[i] is None else len(prompts[i]), "response_chars": lengths[i],
              "response_head": heads[i], "response_tail": tails[i], "roles": turns[i],
              "benchmark_match": contamination(prompts[i]) if prompts[i] else None} for i in range(len(ids))]
@@ -123,10 +125,13 @@ def _last_turns(messages: pa.Array) -> tuple[list, list, list]:
 def expectations(check: DatasetCheck) -> list[tuple[str, object]]:
     """(name, GX expectation) pairs of one dataset."""
     import great_expectations.expectations as gxe
+    from great_expectations.expectations.row_conditions import Column
 
     lo, hi = check.share_bounds
+    unique = (gxe.ExpectCompoundColumnsToBeUnique(column_list=["id", "rejected_hash"]) if check.fmt == PREFERENCE
+              else gxe.ExpectColumnValuesToBeUnique(column="id"))  # a page may pair with several rejected pages
     out = [
-        ("ids_unique", gxe.ExpectColumnValuesToBeUnique(column="id")),
+        ("ids_unique", unique),
         ("prompt_present", gxe.ExpectColumnValuesToNotBeNull(column="prompt_chars")),
         ("prompt_not_empty", gxe.ExpectColumnValuesToBeBetween(column="prompt_chars", min_value=1)),
         ("response_present", gxe.ExpectColumnValuesToNotBeNull(column="response_chars")),
@@ -141,8 +146,10 @@ def expectations(check: DatasetCheck) -> list[tuple[str, object]]:
             column="roles", regex=PROMPT_ROLES if check.fmt == PREFERENCE else SFT_ROLES)),
     ]
     if check.fmt == PREFERENCE:
+        # Pairs against the original are ranked by total; regression pairs by a broken check.
         out.append(("chosen_beats_rejected", gxe.ExpectColumnPairValuesAToBeGreaterThanB(
-            column_A="score", column_B="rejected_score")))
+            column_A="score", column_B="rejected_score", ignore_row_if="either_value_is_missing",
+            row_condition=Column("rejected_kind") == "original")))
     return out
 
 
@@ -180,7 +187,7 @@ def run_gate(fs, staging: str, checks: list[DatasetCheck], contamination: Callab
     return result
 
 
-_COLUMNS = ("id", "family", "score", "rejected_score", "prompt_chars", "response_chars", "response_head",
+_COLUMNS = ("id", "rejected_hash", "rejected_kind", "family", "score", "rejected_score", "prompt_chars", "response_chars", "response_head",
             "response_tail", "roles", "benchmark_match")
 
 

@@ -21,7 +21,8 @@ from webmend.schemas.vocab import FAMILIES, STATES
 
 log = logging.getLogger(__name__)
 
-EVALUATIONS, CHECKPOINTS = "evaluations", "checkpoints"  # where a page's HTML is stored
+# Where a page's HTML is stored: originals, checkpoints, candidates rejected for a regression.
+EVALUATIONS, CHECKPOINTS, REPAIR_ATTEMPTS = "evaluations", "checkpoints", "repair_attempts"
 
 
 @dataclass(frozen=True)
@@ -64,7 +65,7 @@ class Pair:
 
     chosen: Page
     rejected: Page
-    kind: str = "original"
+    kind: str = "original"  # or "regression": a candidate the repair loop rejected for a regression
 
 
 @dataclass
@@ -98,6 +99,23 @@ _CHECKPOINT_SQL = f"""
            html IS NOT NULL AS has_page, {_complete_sql('html')} AS complete
     FROM checkpoints WHERE is_best
     ORDER BY id, original_hash, score_total DESC NULLS LAST, round, content_hash, run_id"""
+
+
+_REGRESSION_SQL = f"""
+    SELECT id, original_hash, content_hash, score_after, run_id, {_complete_sql('html')} AS complete
+    FROM repair_attempts WHERE regression AND html IS NOT NULL
+    ORDER BY id, original_hash, content_hash, run_id"""
+
+
+def read_regressions(con) -> dict[tuple[str, str], list[dict]]:
+    """Candidates rejected for a regression with their page, by (page id, original page hash)."""
+    out: dict[tuple[str, str], list[dict]] = defaultdict(list)
+    seen = set()
+    for r in _dicts(con.execute(_REGRESSION_SQL)):
+        if (r["id"], r["content_hash"]) not in seen:
+            seen.add((r["id"], r["content_hash"]))
+            out[(r["id"], r["original_hash"])].append(r)
+    return out
 
 
 def read_pages(con, runs: list[str] | None = None) -> tuple[list[Page], dict[tuple[str, str], Page]]:
@@ -204,14 +222,30 @@ def select(con, cfg: ExportConfig, hygiene: Hygiene, runs: list[str] | None = No
         sel.routes["refined"] = _one_per_prompt("refined", passed, cfg, sel.rejects)
     if cfg.equal_size:
         sel.routes = {r: _sample(r, pages, cfg, sel.rejects) for r, pages in sel.routes.items()}
-    by_hash = {(p.id, p.content_hash): p for p in originals}
     if "preference" in cfg.formats and "refined" in sel.routes:
-        sel.pairs = [Pair(p, by_hash[(p.id, p.original_hash)]) for p in sel.routes["refined"]
-                     if p.round > 0 and by_hash[(p.id, p.original_hash)].has_page
-                     and by_hash[(p.id, p.original_hash)].score is not None
-                     and by_hash[(p.id, p.original_hash)].score < p.score]
+        sel.pairs = pairs(sel.routes["refined"], originals, read_regressions(con))
     sel.funnel = funnel(originals, checkpoints, passed, sel.routes, hygiene.cfg)
     return sel
+
+
+def pairs(refined: list[Page], originals: list[Page], regressions: dict) -> list[Pair]:
+    """Per refined row: (chosen = it, rejected = its original) when repair improved on the original,
+    and (it, a candidate rejected for a regression) for each such candidate of the same page. The
+    second kind is ranked by verification, not by total: the candidate broke a test case or a
+    protected dimension, whatever its total (early-rejected ones have none)."""
+    by_hash = {(p.id, p.content_hash): p for p in originals}
+    out = []
+    for page in refined:
+        start = page.original_hash or page.content_hash
+        original = by_hash.get((page.id, start))
+        if page.round > 0 and original and original.has_page and original.score is not None and original.score < page.score:
+            out.append(Pair(page, original))
+        for r in regressions.get((page.id, start), ()):
+            if r["content_hash"] != page.content_hash:
+                bad = replace(page, score=r["score_after"], content_hash=r["content_hash"], table=REPAIR_ATTEMPTS,
+                              complete=bool(r["complete"]), source_run=r["run_id"], round=0)
+                out.append(Pair(page, bad, "regression"))
+    return out
 
 
 def _filter(route: str, pages: list[Page], hygiene: Hygiene, rejects: list[Reject]) -> list[Page]:

@@ -7,9 +7,9 @@ and runs out of memory at 10,000 pages (bench/export.py). Row order in a file is
 order of the stored files; the scan runs on one DuckDB thread so that order is the files' (sorted
 by key) and their rows', the same on every run (with several threads it varies).
 
-A preference row needs two pages from two tables: the originals it wants are set aside in a
-temporary SQLite file while the evaluations are scanned (disk, not memory), then looked up by
-hash while the checkpoints are scanned.
+A preference row needs two pages from two tables: its rejected page (an original or a candidate
+rejected for a regression) is set aside in a temporary SQLite file (disk, not memory) when its
+table is scanned, then looked up by hash when the chosen page comes by.
 """
 
 from __future__ import annotations
@@ -22,9 +22,10 @@ from typing import Callable, Iterator
 
 import pyarrow as pa
 
-from webmend.export.select import CHECKPOINTS, EVALUATIONS
+from webmend.export.select import CHECKPOINTS, EVALUATIONS, REPAIR_ATTEMPTS
 
-_COLUMNS = {EVALUATIONS: ("page_hash", "page"), CHECKPOINTS: ("content_hash", "html")}
+_COLUMNS = {EVALUATIONS: ("page_hash", "page"), CHECKPOINTS: ("content_hash", "html"),
+            REPAIR_ATTEMPTS: ("content_hash", "html")}
 FETCH_ROWS = 128
 
 
@@ -74,34 +75,36 @@ class PageStash:
 
 def stream_rows(con, routes: dict[str, list], pairs: list, emit_page: Callable, emit_pair: Callable) -> None:
     """emit_page(route, page, html) for every routed page, emit_pair(pair, chosen, rejected) for
-    every pair; raises when a selected page is not in the tables any more."""
+    every pair; raises when a selected page is not in the tables any more.
+
+    Scan order: regressing candidates (only set aside), originals, checkpoints. A pair's rejected
+    page is a regressing candidate or an original, so it is set aside before its chosen page (an
+    original or a checkpoint) comes by."""
     wanted: dict[tuple[str, str], list] = defaultdict(list)
     for route, pages in routes.items():
         for page in pages:
             wanted[(page.table, page.content_hash)].append((route, page))
-    chosen: dict[str, list] = defaultdict(list)
+    chosen: dict[tuple[str, str], list] = defaultdict(list)
     for pair in pairs:
-        chosen[pair.chosen.content_hash].append(pair)
-    rejected = {p.rejected.content_hash for p in pairs}
+        chosen[(pair.chosen.table, pair.chosen.content_hash)].append(pair)
+    rejected = {(p.rejected.table, p.rejected.content_hash) for p in pairs}
     found: set[tuple[str, str]] = set()
     stash = PageStash()
     try:
-        for h, html in scan_pages(con, EVALUATIONS, {h for t, h in wanted if t == EVALUATIONS} | rejected):
-            found.add((EVALUATIONS, h))
-            for route, page in wanted.get((EVALUATIONS, h), ()):
-                emit_page(route, page, html)
-            if h in rejected:
-                stash.put(h, html)
-        for h, html in scan_pages(con, CHECKPOINTS, {h for t, h in wanted if t == CHECKPOINTS} | set(chosen)):
-            found.add((CHECKPOINTS, h))
-            for route, page in wanted.get((CHECKPOINTS, h), ()):
-                emit_page(route, page, html)
-            for pair in chosen.get(h, ()):
-                if (other := stash.get(pair.rejected.content_hash)) is None:
-                    raise RuntimeError(f"pair {pair.chosen.id}: its original page is not in the trace tables")
-                emit_pair(pair, html, other)
+        for table in (REPAIR_ATTEMPTS, EVALUATIONS, CHECKPOINTS):
+            hashes = {h for t, h in [*wanted, *chosen, *rejected] if t == table}
+            for h, html in scan_pages(con, table, hashes):
+                found.add((table, h))
+                if (table, h) in rejected:
+                    stash.put(h, html)
+                for route, page in wanted.get((table, h), ()):
+                    emit_page(route, page, html)
+                for pair in chosen.get((table, h), ()):
+                    if (other := stash.get(pair.rejected.content_hash)) is None:
+                        raise RuntimeError(f"pair {pair.chosen.id}: its rejected page is not in the trace tables")
+                    emit_pair(pair, html, other)
     finally:
         stash.close()
-    missing = [k for k in wanted if k not in found] + [(CHECKPOINTS, h) for h in chosen if (CHECKPOINTS, h) not in found]
+    missing = [k for k in [*wanted, *chosen, *rejected] if k not in found]
     if missing:
         raise RuntimeError(f"{len(missing)} selected pages are not in the trace tables (e.g. {missing[0]})")

@@ -65,6 +65,7 @@ class RepairTrace:
     best: Checkpoint
     checkpoints: list[Checkpoint]
     original: Checkpoint
+    regressions: dict[str, str] = field(default_factory=dict)  # content hash -> page of a regressing candidate
 
 
 @dataclass
@@ -79,6 +80,9 @@ class _State:
     seen: set[str] = field(default_factory=set)
     rejected_operator_sets: set[tuple[str, ...]] = field(default_factory=set)
     llm_calls: int = 0
+    # Evaluated candidates rejected for a regression, by content hash: export's hard negatives
+    # (a preference pair's rejected side). Not journaled: a resumed run keeps only its new ones.
+    regressions: dict[str, str] = field(default_factory=dict)
 
 
 def repair_page(page: str, item: dict | None, evaluation: dict, cfg: RepairConfig, llm: ProposeLLM | None = None, *,
@@ -176,6 +180,7 @@ def _try(st: _State, cand: Candidate, round_no: int, n: int, evaluate, cfg: Repa
     try:
         record = evaluate(cand.html, must_pass)
     except EarlyRejected as exc:
+        st.regressions[chash] = cand.html
         return Attempt(**base, content_hash=chash, accepted=False, early_rejected=True,
                        reason=f"regression (early): passing test case {exc.test.get('id')} now fails",
                        score_after=None, dimensions={}, tests_fixed=[], tests_broken=[str(exc.test.get("id"))],
@@ -193,6 +198,8 @@ def _try(st: _State, cand: Candidate, round_no: int, n: int, evaluate, cfg: Repa
                       score_after=acceptance.total(record), dimensions=_dims(st.checkpoint.record, record),
                       tests_fixed=list(verdict.tests_fixed), tests_broken=list(verdict.tests_broken),
                       controls_revived=revived, controls_died=died, eval_s=eval_s)
+    if not verdict.accepted and verdict.reason.startswith("regression"):
+        st.regressions[chash] = cand.html
     if verdict.accepted:
         new = Checkpoint(round_no, cand.html, record, parent_hash=st.checkpoint.content_hash)
         st.checkpoint = new
@@ -250,7 +257,7 @@ def _trace(st: _State, original: Checkpoint, stop: str, cfg: RepairConfig, elaps
         llm_calls=st.llm_calls, cost_usd=round(sum(costs), 6) if costs else None, page=None,
         keyframes_before=_frames(original.record), keyframes_after=_frames(best.record), elapsed_s=round(elapsed, 3),
     )
-    return RepairTrace(rec.model_dump(mode="json"), best, st.checkpoints, original)
+    return RepairTrace(rec.model_dump(mode="json"), best, st.checkpoints, original, dict(st.regressions))
 
 
 def _ref(c: Checkpoint) -> dict:

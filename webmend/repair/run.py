@@ -137,7 +137,8 @@ def repair_input(raw: RawInput, *, rcfg: RepairConfig, items: dict, evaluations:
         record["page"] = page_file(raw.id)
         (out / PAGES).mkdir(parents=True, exist_ok=True)
         write_text_atomic(out / record["page"], trace.best.html)
-    pages = {c.content_hash: c.html for c in [trace.original, *trace.checkpoints]} if html else {}
+    # The pages of its checkpoints and of the candidates rejected for a regression, by content hash.
+    pages = {**trace.regressions, **{c.content_hash: c.html for c in [trace.original, *trace.checkpoints]}} if html else {}
     return RepairRecord.model_validate(record).model_dump(mode="json"), pages
 
 

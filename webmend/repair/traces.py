@@ -14,7 +14,9 @@ from webmend.store import DataRoot
 TABLES = ("repair_attempts", "checkpoints")  # written in this order: the last marks the batch done
 
 
-def attempt_rows(record: dict) -> list[dict]:
+def attempt_rows(record: dict, pages: dict[str, str] | None = None) -> list[dict]:
+    """pages: content hash -> html; a candidate rejected for a regression keeps its page (export's
+    preference pairs use it as the rejected answer)."""
     rows = []
     parent = record["original_hash"]
     for a in record["attempts"]:
@@ -29,6 +31,7 @@ def attempt_rows(record: dict) -> list[dict]:
             "dimensions": json.dumps(a["dimensions"], sort_keys=True),
             "prompt_tokens": a.get("prompt_tokens"), "completion_tokens": a.get("completion_tokens"),
             "cost_usd": a.get("cost_usd"), "cache_hit": a.get("cache_hit"), "eval_s": a["eval_s"],
+            "html": (pages or {}).get(a["content_hash"]) if a["reason"].startswith("regression") else None,
             "content_hash": a["content_hash"] or parent, "config_hash": record["config_hash"],
         })
         if a["accepted"]:
@@ -58,7 +61,7 @@ def write_repair_traces(results: list[tuple[dict, dict[str, str]]], root: DataRo
     root = root if isinstance(root, DataRoot) else DataRoot(root)
     if not replace and root.exists(TABLES[-1], key):
         return False
-    rows = {"repair_attempts": [r for rec, _ in results for r in attempt_rows(rec)],
+    rows = {"repair_attempts": [r for rec, pages in results for r in attempt_rows(rec, pages)],
             "checkpoints": [r for rec, pages in results for r in checkpoint_rows(rec, pages)]}
     for table in TABLES:
         root.write(table, [{**row, "run_id": run_id} for row in rows[table]], key=key,

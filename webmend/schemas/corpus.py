@@ -41,10 +41,11 @@ FILE_SCHEMAS: dict[str, pa.Schema] = {
     PREFERENCE: pa.schema([
         _f("messages", pa.list_(_MESSAGE), False),  # system + user: the prompt
         _f("chosen", _MESSAGE, False),  # the best verified checkpoint
-        _f("rejected", _MESSAGE, False),  # the original page (rejected_kind "original")
+        _f("rejected", _MESSAGE, False),  # the original page, or a candidate rejected for a regression
         _f("id", pa.string(), False), _f("prompt_id", pa.string(), False), _f("family", pa.string(), False),
         _f("source_run", pa.string(), False), _f("chosen_score", pa.float64(), False),
-        _f("rejected_score", pa.float64(), False), _f("rejected_kind", pa.string(), False),  # original | regression
+        _f("rejected_score", pa.float64()),  # null: a regression caught early, before a total
+        _f("rejected_kind", pa.string(), False),  # original | regression
         _f("chosen_hash", pa.string(), False), _f("rejected_hash", pa.string(), False),
     ]),
 }

@@ -127,6 +127,7 @@ TABLES: dict[str, pa.Schema] = {
         _f("dimensions", _JSON),  # {dimension: {before, after}}
         _f("prompt_tokens", pa.int64()), _f("completion_tokens", pa.int64()), _f("cost_usd", pa.float64()),
         _f("cache_hit", pa.bool_()), _f("eval_s", pa.float64()),
+        _f("html", pa.string()),  # the candidate's page, kept only when it was rejected for a regression
     ),
     # One row per verified checkpoint of a page, round 0 (the original) included. content_hash: the
     # checkpoint page's. is_best marks the exported one.
