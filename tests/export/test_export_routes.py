@@ -167,3 +167,21 @@ def test_an_empty_route_is_still_a_dataset(exported, tmp_path):
     assert "webmend_refined_sharegpt" in json.loads((folder / "dataset_info.json").read_text())
     manifest = json.loads((folder / "manifest.json").read_text())
     assert manifest["gate"]["success"] and "webmend_refined_sharegpt" in manifest["gate"]["datasets"]
+
+
+def test_a_second_page_under_a_taken_id_is_superseded(exported, tmp_path):
+    from export_fixtures import copy_root
+
+    from webmend.schemas.hashing import sha256_hex
+    from webmend.store import DataRoot
+
+    root, bench, *_ = exported
+    data = DataRoot(copy_root(root, tmp_path / "root"))
+    row = next(r for r in data.read("evaluations").to_pylist() if r["id"] == "start_overlay")
+    older = row["page"].replace("<body", "<!-- an older version --><body", 1)
+    data.write("evaluations", [{**row, "page": older, "page_hash": sha256_hex(older), "content_hash": sha256_hex(older),
+                                "score_total": row["score_total"] - 5, "run_id": "older-run"}], key="older")
+    outcome = export_corpus(str(data.path), str(tmp_path / "out"), ExportConfig(formats=("sharegpt",)), [str(bench)])
+    rejects = pq.read_table(tmp_path / "out" / outcome.version / "rejects.parquet").to_pylist()
+    (found,) = [r for r in rejects if r["reason"] == "superseded"]
+    assert (found["route"], found["id"], found["content_hash"]) == ("raw", "start_overlay", sha256_hex(older))

@@ -118,12 +118,18 @@ def read_regressions(con) -> dict[tuple[str, str], list[dict]]:
     return out
 
 
-def read_pages(con, runs: list[str] | None = None) -> tuple[list[Page], dict[tuple[str, str], Page]]:
-    """(evaluated originals, one per (id, page); best checkpoint per (id, original page hash))."""
+def read_pages(con, runs: list[str] | None = None) -> tuple[list[Page], dict[tuple[str, str], Page], list[Reject]]:
+    """(evaluated originals, one per page id; best checkpoint per (id, original page hash); the
+    other pages under an id that is taken, as `superseded` rejects)."""
     originals: dict[str, Page] = {}
+    superseded: dict[tuple[str, str], Reject] = {}
     for r in _dicts(con.execute(_evaluation_sql(runs))):
-        if r["id"] in originals:
-            continue  # the page evaluated again, or an older version of it: the first row above wins
+        if r["id"] in originals:  # the first row in the order above wins
+            kept, other = originals[r["id"]], r["page_hash"] or r["input_hash"]
+            if other != kept.content_hash:  # another page under this id (a second source, a changed page)
+                superseded.setdefault((r["id"], other), Reject(
+                    "raw", r["id"], other, "superseded", f"{kept.content_hash[:12]} scores {kept.score}"))
+            continue
         originals[r["id"]] = Page(
             id=r["id"], prompt_id=r["prompt_id"], prompt=r["prompt"], family=r["family"], source_run=r["run_id"],
             score=r["score_total"], original_score=r["score_total"], original_state=r["state"], status=r["status"],
@@ -144,7 +150,7 @@ def read_pages(con, runs: list[str] | None = None) -> tuple[list[Page], dict[tup
             flags=tuple(r["flags"] or ()) if r["status"] is not None or not round0 else original.flags,
             complete=bool(r["complete"]), has_page=bool(r["has_page"]), content_hash=r["content_hash"],
             table=CHECKPOINTS, original_hash=original.content_hash, round=r["round"], repair_config=r["config_hash"])
-    return list(originals.values()), checkpoints
+    return list(originals.values()), checkpoints, list(superseded.values())
 
 
 def _dicts(cursor) -> list[dict]:
@@ -194,12 +200,13 @@ class Hygiene:
 
 
 def select(con, cfg: ExportConfig, hygiene: Hygiene, runs: list[str] | None = None) -> Selection:
-    originals, checkpoints = read_pages(con, runs)
+    originals, checkpoints, superseded = read_pages(con, runs)
     read = Counter(p.source_run for p in originals) + Counter(p.source_run for p in checkpoints.values())
     sel = Selection(source_runs=dict(sorted(read.items())))
     wanted = set(cfg.routes)
     # The hygiene rejects of the originals are recorded under the first route that reads them.
     first = next((r for r in ("raw", "filtered") if r in wanted), None)
+    sel.rejects += [replace(r, route=first or "refined") for r in superseded]
     valid = _filter(first, originals, hygiene, sel.rejects if first else [])
     if "raw" in wanted:
         sel.routes["raw"] = _one_per_prompt("raw", valid, cfg, sel.rejects)

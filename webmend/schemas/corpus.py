@@ -61,4 +61,5 @@ DATASET_COLUMNS = {
 EXPORT_REJECT_REASONS = (
     "no_score", "status", "flag", "no_prompt", "no_page", "incomplete_document", "contaminated",
     "below_gate", "not_best_for_prompt", "not_sampled", "unknown_family", "not_high", "not_traced",
+    "superseded",
 )
