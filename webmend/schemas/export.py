@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+from webmend.schemas.contract import Contract
 from webmend.schemas.manifest import Manifest
 from webmend.schemas.repair import Diagnosis, RepairRecord
 from webmend.schemas.results import ResultRecord, Summary
@@ -13,7 +14,7 @@ from webmend.schemas.tables import render_tables
 HERE = Path(__file__).parent
 SCHEMAS = {"result.schema.json": ResultRecord, "summary.schema.json": Summary,
            "repair.schema.json": RepairRecord, "diagnosis.schema.json": Diagnosis,
-           "manifest.schema.json": Manifest}
+           "manifest.schema.json": Manifest, "contract.schema.json": Contract}
 TABLES_FILE = "tables.schema.json"  # the trace tables' pyarrow schemas, for documentation
 
 

@@ -1,0 +1,190 @@
+"""Structural validation of a contract before it is kept (docs/icg-format.md, "Validation").
+
+`validate_contract(data)` returns the problems found, each `(code, where, message)`; an empty list
+means the contract may be executed. The codes are a closed list (PROBLEMS), so a builder can send
+them back to the model and a reject can be counted by reason.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import deque
+from dataclasses import dataclass
+
+from cssselect import SelectorError, parse as parse_css
+from pydantic import ValidationError
+
+from webmend.schemas.contract import CHECK_ACTIONS, Contract, Step
+
+PROBLEMS = (
+    "schema", "duplicate_id", "no_initial_state", "unknown_state", "unknown_transition", "unreachable_state", "orphan_state",
+    "unknown_requirement", "uncovered_requirement", "no_explicit_requirement", "no_composed_transition",
+    "bad_step", "bad_selector", "implementation_selector", "bad_pattern", "bad_assertion", "empty_transition",
+)
+INITIAL_STATE = "S0"
+
+# Parameters each action needs (one of each inner tuple). Locating actions take a target or a selector.
+_LOCATE = ("target", "selector")
+_NEEDS: dict[str, tuple[tuple[str, ...], ...]] = {
+    "click": (_LOCATE,), "hover": (_LOCATE,), "focus": (_LOCATE,), "check": (_LOCATE,),
+    "type": (_LOCATE, ("text",)), "select_option": (_LOCATE, ("value",)), "click_text": (("text_pattern",),),
+    "press_key": (("key",),), "wait": (("ms",),), "wait_for": (_LOCATE,), "eval_js": (("expression",),),
+    "resize": (("width",), ("height",)), "drag": (("from_pos",), ("to_pos",)),
+    "assert_text_contains": (_LOCATE, ("text",)), "assert_text_not_contains": (_LOCATE, ("text",)),
+    "assert_count": (_LOCATE, ("gte", "lte", "eq")), "assert_visible": (_LOCATE,), "assert_not_visible": (_LOCATE,),
+    "assert_js_value": (("expression",),), "assert_style": (_LOCATE, ("property",), ("value",)),
+    "assert_attribute": (_LOCATE, ("attribute",), ("value",)), "assert_value": (_LOCATE, ("value",)),
+}
+
+
+@dataclass(frozen=True)
+class Problem:
+    code: str  # PROBLEMS
+    where: str  # e.g. transitions[T2].steps[0]
+    message: str
+
+    def __str__(self) -> str:
+        return f"{self.code} at {self.where}: {self.message}"
+
+
+def validate_contract(data: dict | Contract) -> list[Problem]:
+    if not isinstance(data, Contract):
+        try:
+            data = Contract.model_validate(data)
+        except ValidationError as exc:
+            return [Problem("schema", ".".join(str(p) for p in e["loc"]) or "$", e["msg"]) for e in exc.errors()]
+    c = data
+    problems = _ids(c) + _graph(c) + _coverage(c)
+    for t in c.transitions:
+        if not t.steps:
+            problems.append(Problem("empty_transition", f"transitions[{t.id}]", "a transition needs at least one step"))
+        problems += [p for i, s in enumerate(t.steps) for p in _step(s, f"transitions[{t.id}].steps[{i}]")]
+        problems += [p for a in t.assertions for p in _assertion(a, f"transitions[{t.id}].assertions[{a.id}]")]
+    problems += [p for a in c.initial_contract.checks for p in _assertion(a, f"initial_contract.checks[{a.id}]")]
+    return problems
+
+
+def _ids(c: Contract) -> list[Problem]:
+    out = []
+    groups = {"requirements": [r.id for r in c.requirements], "states": [s.id for s in c.states],
+              "transitions": [t.id for t in c.transitions], "test_items": [i.id for i in c.test_items],
+              "assertions": [a.id for t in c.transitions for a in t.assertions] + [a.id for a in c.initial_contract.checks]}
+    for group, ids in groups.items():
+        out += [Problem("duplicate_id", group, f"{i} appears {ids.count(i)} times") for i in sorted(set(ids)) if ids.count(i) > 1]
+    return out
+
+
+def _graph(c: Contract) -> list[Problem]:
+    states = {s.id for s in c.states}
+    if INITIAL_STATE not in states:
+        return [Problem("no_initial_state", "states", f"no initial state {INITIAL_STATE}")]
+    out = [Problem("unknown_state", f"transitions[{t.id}]", f"{end} is not a state")
+           for t in c.transitions for end in (t.from_, t.to) if end not in states]
+    edges: dict[str, set[str]] = {}
+    touched = {INITIAL_STATE}
+    for t in c.transitions:
+        edges.setdefault(t.from_, set()).add(t.to)
+        touched |= {t.from_, t.to}
+    seen, queue = {INITIAL_STATE}, deque([INITIAL_STATE])
+    while queue:
+        for nxt in sorted(edges.get(queue.popleft(), ())):
+            if nxt not in seen:
+                seen.add(nxt)
+                queue.append(nxt)
+    for s in c.states:
+        if s.id not in touched:
+            out.append(Problem("orphan_state", f"states[{s.id}]", "no transition enters or leaves it"))
+        elif s.id not in seen:
+            out.append(Problem("unreachable_state", f"states[{s.id}]", f"no path of transitions from {INITIAL_STATE}"))
+    return out
+
+
+def requirement_links(c: Contract) -> dict[str, dict[str, list[str]]]:
+    """Per requirement: the assertions tagged with it and the transitions mapped to it (its own
+    list, or through test items)."""
+    links = {r.id: {"assertions": [], "transitions": []} for r in c.requirements}
+    for t in c.transitions:
+        for a in t.assertions:
+            if a.requirement in links:
+                links[a.requirement]["assertions"].append(a.id)
+        for rid in t.requirements:
+            if rid in links and t.id not in links[rid]["transitions"]:
+                links[rid]["transitions"].append(t.id)
+    for item in c.test_items:
+        for rid in item.requirements:
+            for tid in item.transitions:
+                if rid in links and tid not in links[rid]["transitions"]:
+                    links[rid]["transitions"].append(tid)
+    for a in c.initial_contract.checks:
+        if a.requirement in links:
+            links[a.requirement]["assertions"].append(a.id)
+    return links
+
+
+def _coverage(c: Contract) -> list[Problem]:
+    known, transitions = {r.id for r in c.requirements}, {t.id for t in c.transitions}
+    out = []
+    refs = [(f"transitions[{t.id}]", rid) for t in c.transitions for rid in t.requirements]
+    refs += [(f"transitions[{t.id}].assertions[{a.id}]", a.requirement) for t in c.transitions for a in t.assertions if a.requirement]
+    refs += [(f"initial_contract.checks[{a.id}]", a.requirement) for a in c.initial_contract.checks if a.requirement]
+    refs += [(f"test_items[{i.id}]", rid) for i in c.test_items for rid in i.requirements]
+    out += [Problem("unknown_requirement", where, f"{rid} is not a requirement") for where, rid in refs if rid not in known]
+    out += [Problem("unknown_transition", f"test_items[{i.id}]", f"{tid} is not a transition")
+            for i in c.test_items for tid in i.transitions if tid not in transitions]
+    for rid, link in requirement_links(c).items():
+        if not link["assertions"] and not link["transitions"]:
+            out.append(Problem("uncovered_requirement", f"requirements[{rid}]", "no assertion or transition checks it"))
+    if not any(r.kind == "explicit" for r in c.requirements):
+        out.append(Problem("no_explicit_requirement", "requirements", "a task asks for something: no explicit requirement"))
+    if not any(len(_requirements_of(t)) >= 2 for t in c.transitions):
+        out.append(Problem("no_composed_transition", "transitions", "no transition exercises two requirements or more"))
+    return out
+
+
+def _requirements_of(t) -> set[str]:
+    return set(t.requirements) | {a.requirement for a in t.assertions if a.requirement}
+
+
+def _assertion(a, where: str) -> list[Problem]:
+    if a.judged:
+        if not a.text or a.check is not None:
+            return [Problem("bad_assertion", where, "a judged assertion has text and no check")]
+        return []
+    if a.check is None:
+        return [Problem("bad_assertion", where, "needs a check (or judged: true with text)")]
+    if a.check.action not in CHECK_ACTIONS:
+        return [Problem("bad_assertion", where, f"{a.check.action} is an action, not a check")]
+    return _step(a.check, f"{where}.check")
+
+
+def _step(step: Step, where: str) -> list[Problem]:
+    out = []
+    for need in _NEEDS.get(step.action, ()):
+        if all(getattr(step, name) is None for name in need):
+            out.append(Problem("bad_step", where, f"{step.action} needs {' or '.join(need)}"))
+    if step.target is not None:
+        given = [k for k in ("role", "label", "placeholder", "text") if getattr(step.target, k) is not None]
+        if len(given) != 1:
+            out.append(Problem("bad_step", where, f"a target names exactly one of role, label, placeholder, text (got {given})"))
+    if step.selector is not None:
+        out += _selector(step.selector, where)
+    for name in ("text", "text_pattern"):
+        pattern = getattr(step, name)
+        if pattern is not None and step.action != "type":
+            try:
+                re.compile(re.sub(r"^\(\?[a-z]+\)", "", pattern))
+            except re.error as exc:
+                out.append(Problem("bad_pattern", where, f"{name} {pattern!r}: {exc}"))
+    return out
+
+
+def _selector(selector: str, where: str) -> list[Problem]:
+    # cssselect parses CSS 3 selectors: a maintained parser instead of our own.
+    try:
+        trees = [repr(s.parsed_tree) for s in parse_css(selector)]
+    except SelectorError as exc:
+        return [Problem("bad_selector", where, f"{selector!r}: {exc}")]
+    if any("Hash[" in t or "Class[" in t for t in trees):
+        return [Problem("implementation_selector", where,
+                        f"{selector!r} names an id or class of one implementation: locate by role, label, text or tag")]
+    return []
