@@ -12,6 +12,7 @@ import time
 from pathlib import Path
 
 from webmend.config import load_config
+from webmend.contracts.command import add_contract_arguments
 from webmend.export.command import add_export_arguments, add_manifest_arguments
 from webmend.generate.command import add_arguments as add_generate_arguments
 from webmend.intake.command import add_crawl_arguments, add_prompts_arguments
@@ -75,6 +76,8 @@ def _parser() -> argparse.ArgumentParser:
     add_export_arguments(ex)
     mf = sub.add_parser("manifest", help="check an export manifest (docs/export.md)")
     add_manifest_arguments(mf)
+    ct = sub.add_parser("contract", help="build interaction contracts with a model (docs/icg-format.md)")
+    add_contract_arguments(ct)
     return p
 
 
@@ -220,6 +223,12 @@ def cmd_export(args) -> int:
     return run_export(args)
 
 
+def cmd_contract(args) -> int:
+    from webmend.contracts.command import run_contract
+
+    return run_contract(args)
+
+
 def cmd_manifest(args) -> int:
     from webmend.export.command import run_manifest
 
@@ -231,7 +240,8 @@ def main(argv: list[str] | None = None) -> int:
     logging.basicConfig(level=logging.DEBUG if args.verbose else logging.WARNING, format="%(levelname)s %(name)s: %(message)s")
     os.environ.setdefault("PYTHONUNBUFFERED", "1")
     handler = {"evaluate": cmd_evaluate, "repair": cmd_repair, "rescore": cmd_rescore, "sql": cmd_sql, "generate": cmd_generate,
-               "prompts": cmd_prompts, "crawl": cmd_crawl, "export": cmd_export, "manifest": cmd_manifest}[args.command]
+               "prompts": cmd_prompts, "crawl": cmd_crawl, "export": cmd_export, "manifest": cmd_manifest,
+               "contract": cmd_contract}[args.command]
     try:
         return handler(args)
     except (ValueError, FileNotFoundError) as exc:
