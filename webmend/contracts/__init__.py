@@ -1,1 +1,2 @@
-"""Interaction Contract Graphs: build, validate, execute, reward (issue 15; docs/icg-format.md). Not built yet."""
+"""Interaction contracts (docs/icg-format.md): the format lives in webmend/schemas/contract.py; here
+validation, scores and construction with a model. The browser executor comes next (issue 15)."""

@@ -88,3 +88,10 @@ def file_digest(fs, path: str, chunk: int = 1 << 20) -> tuple[int, str]:
             digest.update(block)
             size += len(block)
     return size, digest.hexdigest()
+
+
+@dataclass
+class StagedFile(WrittenFile):
+    dataset: str | None = None
+    route: str | None = None
+    format: str | None = None
