@@ -85,8 +85,9 @@ def export_corpus(data_root: str, out: str | None = None, cfg: ExportConfig = Ex
     try:
         files = _write_datasets(con, fs, staging, sel, cfg)
         files.append(_write_rejects(fs, staging, sel))
-        _write_json(fs, f"{staging}/{DATASET_INFO}", dataset_info(files, cfg))
-        files.append(StagedFile(DATASET_INFO, len(dataset_info(files, cfg)), *file_digest(fs, f"{staging}/{DATASET_INFO}")))
+        info = dataset_info(files, cfg)
+        _write_json(fs, f"{staging}/{DATASET_INFO}", info)
+        files.append(StagedFile(DATASET_INFO, len(info), *file_digest(fs, f"{staging}/{DATASET_INFO}")))
         gate = _gate(fs, staging, target, files, sel, cfg, hygiene)
         if not gate.success:
             raise ExportBlocked(version, gate, f"{_url(fs, target)}/gate/index.html")
@@ -97,10 +98,7 @@ def export_corpus(data_root: str, out: str | None = None, cfg: ExportConfig = Ex
         if fs.exists(staging):
             fs.rm(staging, recursive=True)
     _finish_publishing(fs, base, root, sel, cfg, version)
-    rows = {f.dataset: 0 for f in files if f.dataset}
-    for f in files:
-        if f.dataset:
-            rows[f.dataset] += f.rows
+    rows = {name: d["rows"] for name, d in manifest["datasets"].items()}
     log.info("export %s published at %s: %s", version, target, rows)
     return ExportOutcome("exported", version, _url(fs, f"{target}/{MANIFEST}"), rows, manifest["lineage"]["previous"])
 

@@ -324,41 +324,33 @@ def funnel(originals, checkpoints, passed, routes, cfg: ExportConfig) -> dict:
     -> passed the refined gate -> exported per route. Every step but the last counts pages."""
     rows: dict[str, dict] = {}
 
-    def bucket(family):
-        return rows.setdefault(family or "unknown", {
-            "prompts": set(), "valid_raw": 0, "traced": 0, "original_band": dict.fromkeys(STATES, 0),
-            "repaired": 0, "passed_gate": 0, "exported": dict.fromkeys(cfg.routes, 0)})
+    def buckets(page):  # the page's family and `all`: every count goes to both
+        return [rows.setdefault(name, _empty(cfg)) for name in (page.family or "unknown", "all")]
 
     for p in originals:
-        bucket(p.family)["prompts"].add(p.prompt_id)
-    for p in originals:
-        if p.score is None:
-            continue
-        b = bucket(p.family)
-        b["valid_raw"] += 1
-        if p.original_state in STATES:
-            b["original_band"][p.original_state] += 1
-        cp = checkpoints.get((p.id, p.content_hash))
-        b["traced"] += cp is not None
-        b["repaired"] += cp is not None and cp.round > 0
+        for b in buckets(p):
+            b["prompts"].add(p.prompt_id)
+            if p.score is None:
+                continue
+            cp = checkpoints.get((p.id, p.content_hash))
+            b["valid_raw"] += 1
+            if p.original_state in STATES:
+                b["original_band"][p.original_state] += 1
+            b["traced"] += cp is not None
+            b["repaired"] += cp is not None and cp.round > 0
     for p in passed:
-        bucket(p.family)["passed_gate"] += 1
+        for b in buckets(p):
+            b["passed_gate"] += 1
     for route, pages in routes.items():
         for p in pages:
-            bucket(p.family)["exported"][route] += 1
+            for b in buckets(p):
+                b["exported"][route] += 1
+    everything = rows.pop("all", None) or _empty(cfg)
     out = {f: {**b, "prompts": len(b["prompts"])} for f, b in sorted(rows.items())}
-    out["all"] = _sum(list(out.values()), cfg)
+    out["all"] = {**everything, "prompts": len(everything["prompts"])}  # distinct prompt ids
     return out
 
 
-def _sum(buckets: list[dict], cfg: ExportConfig) -> dict:
-    total = {"prompts": 0, "valid_raw": 0, "traced": 0, "original_band": dict.fromkeys(STATES, 0), "repaired": 0,
-             "passed_gate": 0, "exported": dict.fromkeys(cfg.routes, 0)}
-    for b in buckets:
-        for k in ("prompts", "valid_raw", "traced", "repaired", "passed_gate"):
-            total[k] += b[k]
-        for k in STATES:
-            total["original_band"][k] += b["original_band"][k]
-        for k in cfg.routes:
-            total["exported"][k] += b["exported"][k]
-    return total
+def _empty(cfg: ExportConfig) -> dict:
+    return {"prompts": set(), "valid_raw": 0, "traced": 0, "original_band": dict.fromkeys(STATES, 0), "repaired": 0,
+            "passed_gate": 0, "exported": dict.fromkeys(cfg.routes, 0)}
