@@ -30,6 +30,7 @@ def test_export_then_verify(root, tmp_path, capsys):
 
 @pytest.mark.parametrize("extra, message", [
     (["--routes", "raw,best"], "unknown routes or formats"),
+    (["--routes", ","], "no routes or no formats"),
     (["--equal-size", "50"], "fewer than equal_size 50"),
     (["--min-score", "120"], "less than or equal to 100"),
 ])

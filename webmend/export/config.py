@@ -56,6 +56,8 @@ class ExportConfig(_Frozen):
         return model_hash(self)
 
     def check(self) -> "ExportConfig":
+        if not self.routes or not self.formats:
+            raise ValueError("no routes or no formats to export")
         unknown = [r for r in self.routes if r not in ROUTES] + [f for f in self.formats if f not in FORMATS]
         if unknown:
             raise ValueError(f"unknown routes or formats: {unknown} (routes: {ROUTES}, formats: {FORMATS})")
