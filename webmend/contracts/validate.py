@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from cssselect import SelectorError, parse as parse_css
 from pydantic import ValidationError
 
+from webmend.evaluate.testcases import js_regex
 from webmend.schemas.contract import CHECK_ACTIONS, Contract, Step
 
 PROBLEMS = (
@@ -172,7 +173,7 @@ def _step(step: Step, where: str) -> list[Problem]:
         pattern = getattr(step, name)
         if pattern is not None and step.action != "type":
             try:
-                re.compile(re.sub(r"^\(\?[a-z]+\)", "", pattern))
+                re.compile(js_regex(pattern)[0])  # the runner's split of leading inline flags
             except re.error as exc:
                 out.append(Problem("bad_pattern", where, f"{name} {pattern!r}: {exc}"))
     return out
