@@ -185,3 +185,29 @@ def test_a_second_page_under_a_taken_id_is_superseded(exported, tmp_path):
     rejects = pq.read_table(tmp_path / "out" / outcome.version / "rejects.parquet").to_pylist()
     (found,) = [r for r in rejects if r["reason"] == "superseded"]
     assert (found["route"], found["id"], found["content_hash"]) == ("raw", "start_overlay", sha256_hex(older))
+
+
+def test_a_rerun_completes_what_a_crash_after_the_manifest_left_out(exported, tmp_path):
+    from export_fixtures import copy_root
+
+    from webmend.store import DataRoot
+
+    root, bench, *_ = exported
+    data = copy_root(root, tmp_path / "root")
+    out = tmp_path / "out"
+    first = export_corpus(str(data), str(out), ExportConfig(), [str(bench)])
+    (data / "exports" / f"{first.version}.parquet").unlink()  # as if killed after publishing the manifest
+    (out / "LATEST.json").unlink()
+    again = export_corpus(str(data), str(out), ExportConfig(), [str(bench)])
+    assert again.status == "unchanged" and again.version == first.version
+    assert json.loads((out / "LATEST.json").read_text())["version"] == first.version
+    assert DataRoot(data).exists("exports", first.version)
+
+
+def test_the_flow_artifact_says_what_was_published_or_that_nothing_was_new(exported):
+    from webmend.export.run import ExportOutcome, export_markdown
+
+    *_, outcome, _, _ = exported
+    assert "webmend_refined_sharegpt | 3" in export_markdown(outcome) and outcome.version in export_markdown(outcome)
+    same = ExportOutcome("unchanged", outcome.version, outcome.manifest, outcome.rows)
+    assert export_markdown(same).startswith("# Export: nothing new") and "nothing was written" in export_markdown(same)

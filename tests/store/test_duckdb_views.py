@@ -145,3 +145,16 @@ def test_format_result():
     assert format_result(cols, rows, "json").startswith('[\n  {\n    "family": "games",\n    "mean": 54.0')
     with pytest.raises(ValueError):
         format_result(cols, rows, "xml")
+
+
+def test_connect_adds_columns_that_older_files_lack_as_nulls(tmp_path):
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    folder = tmp_path / "evaluations"
+    folder.mkdir()
+    # A file written before `page`, `prompt` and `page_hash` existed.
+    pq.write_table(pa.table({"id": ["p"], "status": ["ok"], "run_id": ["r"], "content_hash": ["h"],
+                             "config_hash": ["c"], "schema_version": ["1"]}), folder / "old.parquet")
+    con = connect(str(tmp_path))
+    assert con.execute("SELECT id, page, prompt, page_hash FROM evaluations").fetchall() == [("p", None, None, None)]
