@@ -76,7 +76,7 @@ def _parser() -> argparse.ArgumentParser:
     add_export_arguments(ex)
     mf = sub.add_parser("manifest", help="check an export manifest (docs/export.md)")
     add_manifest_arguments(mf)
-    ct = sub.add_parser("contract", help="build interaction contracts with a model (docs/icg-format.md)")
+    ct = sub.add_parser("contract", help="build, execute and filter interaction contracts (docs/icg-format.md)")
     add_contract_arguments(ct)
     return p
 

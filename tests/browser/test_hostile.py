@@ -76,6 +76,8 @@ def test_a_dom_past_the_node_cap_is_a_resource_limit(evaluate, cfg):
     # README: a DOM that outgrows limits.max_dom_nodes gives `resource_limit`.
     assert ev["status"] == "resource_limit", (ev["status"], ev["reason"], ev["events"]["hangs"])
     assert ev["probe"]["dom_nodes_final"] > cfg.limits.max_dom_nodes
+    alive = ev["tests"][0]
+    assert not alive["passed"] and alive["failed_action"] == "load" and "resource limit" in alive["error"], alive
 
 
 def test_dom_bomb_is_contained(evaluate):

@@ -14,7 +14,7 @@ from webmend.cli import main
 from webmend.contracts.build import ContractModel, build_contract
 from webmend.llm.cache import ResponseCache
 
-TODO = json.loads((ROOT / "data" / "contracts" / "todo_list.json").read_text())
+TODO = json.loads((ROOT / "data" / "contracts" / "todo_list" / "contract.json").read_text())
 TASK = dict(TODO["task"])
 
 

@@ -13,7 +13,7 @@ from conftest import ROOT
 from webmend.contracts.validate import PROBLEMS, validate_contract
 from webmend.schemas.contract import Contract
 
-TODO = json.loads((ROOT / "data" / "contracts" / "todo_list.json").read_text())
+TODO = json.loads((ROOT / "data" / "contracts" / "todo_list" / "contract.json").read_text())
 SCHEMA = json.loads((ROOT / "webmend" / "schemas" / "contract.schema.json").read_text())
 
 

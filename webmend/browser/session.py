@@ -63,6 +63,7 @@ class PageSession(PageClock, PageWorlds, PageCapture, PageInput):
         self._frame_id: str | None = None
         self._frameless = False  # this document showed no frames after a pointer move or a scroll
         self.crashed = False
+        self.url: str | None = None  # the current document's address (network.page_url)
 
     # ---- lifecycle -------------------------------------------------------------------
     async def open(self) -> None:
@@ -118,25 +119,36 @@ class PageSession(PageClock, PageWorlds, PageCapture, PageInput):
             await self.guard(self.context.clear_cookies(), "clear cookies")
             if self.viewport != cfg.viewport:
                 await self.set_viewport(cfg.viewport.width, cfg.viewport.height)
+        self.url = page_url(index)
+        await self._start_document(fresh=True)
+
+    async def reload(self) -> None:
+        """The current document loaded again, as a user's reload does: same origin, so its storage
+        stays; its page clock starts over, as on every load."""
+        if self.page is None or self.crashed or self.url is None:
+            raise PageCrashed("reload")
+        await self._start_document(fresh=False)
+
+    async def _start_document(self, fresh: bool) -> None:
         self._world = self._frame_id = None
         self._frameless = False
-        self.doc_start = self.vnow = cfg.sandbox.start_time_ms
+        self.doc_start = self.vnow = self.cfg.sandbox.start_time_ms
         self.shared.policy.start_document()
         # Wait for whichever document ends up loaded: a page that reloads itself replaces the
         # navigation goto() started, so waiting on that navigation would never finish.
         try:
-            await self._navigate(page_url(index))
+            await self._navigate(self.url)
         except (PageHung, PageCrashed):
             raise
         except Exception as exc:
-            if not _detached(exc):
+            if not (fresh and _detached(exc)):
                 raise
             # The tab's DevTools session died with a stuck or replaced renderer: a new tab.
             log.warning("lost the tab's DevTools session (%s); opening a new one", str(exc).splitlines()[0])
             await self._new_tab()
-            await self._navigate(page_url(index))
+            await self._navigate(self.url)
         await self.guard(self._until_complete(), "load")
-        await self.advance(cfg.limits.load_ms)
+        await self.advance(self.cfg.limits.load_ms)
 
     async def _new_tab(self) -> None:
         await self.close()

@@ -1,10 +1,12 @@
-"""`webmend contract build PROMPTS --model M --out DIR` (docs/icg-format.md "Building")."""
+"""`webmend contract build | execute | validate` (docs/icg-format.md, docs/cli.md)."""
 
 from __future__ import annotations
 
 import json
 import sys
 from pathlib import Path
+
+from webmend.contracts.executable import FilterConfig
 
 
 def add_contract_arguments(p) -> None:
@@ -13,6 +15,18 @@ def add_contract_arguments(p) -> None:
     b.add_argument("prompts", nargs="+", help="prompt files: HTMLBench items or prompt lists (as `webmend generate`)")
     b.add_argument("--model", required=True, help="PROVIDER/MODEL as litellm names it")
     b.add_argument("--out", default="out/contracts", help="output folder: contracts.jsonl, rejects.jsonl, summary.json")
+    x = sub.add_parser("execute", help="run one contract on pages in the sandbox and score it")
+    x.add_argument("contract", help="a contract (.json)")
+    x.add_argument("pages", nargs="+", help="HTML files")
+    x.add_argument("--out", help="write one result per page here (.jsonl); else to stdout")
+    x.add_argument("--no-share", action="store_true", help="replay every transition's chain from a fresh load")
+    v = sub.add_parser("validate", help="keep contracts that enough reference pages can execute")
+    v.add_argument("contracts", nargs="+", help=".json, .jsonl (as `contract build` writes) or folders of contract.json")
+    v.add_argument("--refs", nargs="+", required=True,
+                   help="reference HTML files or folders; a page belongs to the task its nearest folder names")
+    v.add_argument("--min-refs", type=int, default=FilterConfig().min_references, help="references that must pass")
+    v.add_argument("--min-t", type=float, default=FilterConfig().min_transition_validity, help="T a reference must reach")
+    v.add_argument("--out", default="out/contracts-validated", help="output folder: contracts.jsonl (kept), verdicts.jsonl, summary.json")
 
 
 def tasks_from(paths: list[str]) -> list[dict]:
@@ -32,6 +46,56 @@ def tasks_from(paths: list[str]) -> list[dict]:
 
 
 def run_contract(args) -> int:
+    return {"build": _build, "execute": _execute, "validate": _validate}[args.contract_command](args)
+
+
+def _execute(args) -> int:
+    from webmend.config import EvalConfig
+    from webmend.evaluate.contract_run import execute_contract
+    from webmend.contracts.executable import load_contracts
+
+    contract = load_contracts([args.contract])[0]
+    lines = []
+    for page in args.pages:
+        run = execute_contract(Path(page).read_text(encoding="utf-8", errors="replace"), contract, EvalConfig(),
+                               share_prefixes=not args.no_share)
+        lines.append({"task_id": contract["task"]["id"], "page": page, **run.to_dict()})
+        s = run.score
+        print(f"{page}: T={s.transition_validity} Re={s.req_explicit} Ri={s.req_implicit} r_web={s.reward}", file=sys.stderr)
+    if args.out:
+        _write_lines(Path(args.out), lines)
+    else:
+        print("".join(json.dumps(r, sort_keys=True) + "\n" for r in lines), end="")
+    return 0
+
+
+def _validate(args) -> int:
+    from webmend.config import EvalConfig
+    from webmend.contracts.executable import filter_contract, load_contracts, references_by_task
+
+    contracts = load_contracts(args.contracts)
+    ids = {str((c.get("task") or {}).get("id", "")) for c in contracts}
+    refs, unclaimed = references_by_task(args.refs, ids)
+    rules = FilterConfig(min_references=args.min_refs, min_transition_validity=args.min_t)
+    kept, dropped = [], []
+    for contract in contracts:
+        tid = str((contract.get("task") or {}).get("id", ""))
+        verdict = filter_contract(contract, refs.get(tid, []), EvalConfig(), rules)
+        (kept if verdict.kept else dropped).append((contract, verdict))
+        print(f"{tid}: {'kept' if verdict.kept else 'dropped (' + verdict.reason + ')'}: {verdict.detail}", file=sys.stderr)
+    out = Path(args.out)
+    out.mkdir(parents=True, exist_ok=True)
+    _write_lines(out / "contracts.jsonl", [c for c, _ in kept])
+    _write_lines(out / "verdicts.jsonl", [v.to_dict() for _, v in kept + dropped])
+    summary = {"contracts": len(contracts), "kept": len(kept), "dropped": len(dropped),
+               "by_reason": {r: sum(v.reason == r for _, v in dropped) for r in sorted({v.reason for _, v in dropped})},
+               "rules": rules.model_dump(), "unclaimed_pages": unclaimed}
+    (out / "summary.json").write_text(json.dumps(summary, indent=2) + "\n")
+    print(json.dumps(summary, indent=2))
+    return 0
+
+
+def _build(args) -> int:
     from webmend.contracts.build import ContractModel, build_contract
     from webmend.llm.cache import ResponseCache
     from webmend.llm.settings import GenerationSettings

@@ -15,25 +15,24 @@ from cssselect import SelectorError, parse as parse_css
 from pydantic import ValidationError
 
 from webmend.evaluate.testcases import js_regex
-from webmend.schemas.contract import CHECK_ACTIONS, Contract, Step
+from webmend.schemas.contract import CHECK_ACTIONS, INITIAL_STATE, Contract, Step, requirement_links
 
 PROBLEMS = (
     "schema", "duplicate_id", "no_initial_state", "unknown_state", "unknown_transition", "unreachable_state", "orphan_state",
     "unknown_requirement", "uncovered_requirement", "no_explicit_requirement", "no_composed_transition",
     "bad_step", "bad_selector", "implementation_selector", "bad_pattern", "bad_assertion", "empty_transition",
 )
-INITIAL_STATE = "S0"
 
 # Parameters each action needs (one of each inner tuple). Locating actions take a target or a selector.
 _LOCATE = ("target", "selector")
 _NEEDS: dict[str, tuple[tuple[str, ...], ...]] = {
     "click": (_LOCATE,), "hover": (_LOCATE,), "focus": (_LOCATE,), "check": (_LOCATE,),
     "type": (_LOCATE, ("text",)), "select_option": (_LOCATE, ("value",)), "click_text": (("text_pattern",),),
-    "press_key": (("key",),), "wait": (("ms",),), "wait_for": (_LOCATE,), "eval_js": (("expression",),),
-    "resize": (("width",), ("height",)), "drag": (("from_pos",), ("to_pos",)),
+    "press_key": (("key",),), "wait": (("ms", "duration"),), "wait_for": (_LOCATE,), "eval_js": (("expression",),),
+    "resize": (("width",), ("height",)), "drag": (("from_pos", "from_", "from_selector"), ("to_pos", "to", "to_selector", "dx", "dy")),
     "assert_text_contains": (_LOCATE, ("text",)), "assert_text_not_contains": (_LOCATE, ("text",)),
     "assert_count": (_LOCATE, ("gte", "lte", "eq")), "assert_visible": (_LOCATE,), "assert_not_visible": (_LOCATE,),
-    "assert_js_value": (("expression",),), "assert_style": (_LOCATE, ("property",), ("value",)),
+    "assert_js_value": (("expression",),), "assert_style": (("selector",), ("property",), ("value",)),
     "assert_attribute": (_LOCATE, ("attribute",), ("value",)), "assert_value": (_LOCATE, ("value",)),
 }
 
@@ -100,28 +99,6 @@ def _graph(c: Contract) -> list[Problem]:
     return out
 
 
-def requirement_links(c: Contract) -> dict[str, dict[str, list[str]]]:
-    """Per requirement: the assertions tagged with it and the transitions mapped to it (its own
-    list, or through test items)."""
-    links = {r.id: {"assertions": [], "transitions": []} for r in c.requirements}
-    for t in c.transitions:
-        for a in t.assertions:
-            if a.requirement in links:
-                links[a.requirement]["assertions"].append(a.id)
-        for rid in t.requirements:
-            if rid in links and t.id not in links[rid]["transitions"]:
-                links[rid]["transitions"].append(t.id)
-    for item in c.test_items:
-        for rid in item.requirements:
-            for tid in item.transitions:
-                if rid in links and tid not in links[rid]["transitions"]:
-                    links[rid]["transitions"].append(tid)
-    for a in c.initial_contract.checks:
-        if a.requirement in links:
-            links[a.requirement]["assertions"].append(a.id)
-    return links
-
-
 def _coverage(c: Contract) -> list[Problem]:
     known, transitions = {r.id for r in c.requirements}, {t.id for t in c.transitions}
     out = []
@@ -167,16 +144,26 @@ def _step(step: Step, where: str) -> list[Problem]:
         given = [k for k in ("role", "label", "placeholder", "text") if getattr(step.target, k) is not None]
         if len(given) != 1:
             out.append(Problem("bad_step", where, f"a target names exactly one of role, label, placeholder, text (got {given})"))
-    if step.selector is not None:
-        out += _selector(step.selector, where)
+        if not step.target.exact:
+            for name in ("name", "label", "placeholder", "text"):
+                out += _pattern(getattr(step.target, name), f"target.{name}", where)
+    for selector in (step.selector, step.from_selector, step.to_selector):
+        if selector is not None:
+            out += _selector(selector, where)
     for name in ("text", "text_pattern"):
-        pattern = getattr(step, name)
-        if pattern is not None and step.action != "type":
-            try:
-                re.compile(js_regex(pattern)[0])  # the runner's split of leading inline flags
-            except re.error as exc:
-                out.append(Problem("bad_pattern", where, f"{name} {pattern!r}: {exc}"))
+        if step.action != "type":
+            out += _pattern(getattr(step, name), name, where)
     return out
+
+
+def _pattern(pattern: str | None, name: str, where: str) -> list[Problem]:
+    if pattern is None:
+        return []
+    try:
+        re.compile(js_regex(pattern)[0])  # the runner's split of leading inline flags
+    except re.error as exc:
+        return [Problem("bad_pattern", where, f"{name} {pattern!r}: {exc}")]
+    return []
 
 
 def _selector(selector: str, where: str) -> list[Problem]:

@@ -141,17 +141,27 @@ def _run_once(worker: BrowserWorker, html: str, cfg: EvalConfig, cases: list, sc
     return result
 
 
-def _run(worker: BrowserWorker, html: str, cfg: EvalConfig, cases: list, scale: int, profile: str,
-         must_pass: frozenset[str], budget: PageBudget) -> dict:
-    mirror = load_mirror(cfg.cdn_dir)
-    events = PageEvents(max_messages=cfg.limits.max_console_messages)
+def page_shared(html: str, cfg: EvalConfig, budget: PageBudget, profile: str, scale: int = 1) -> PageShared:
+    """The sandbox state every fresh load of one page version shares: its request policy (offline,
+    the CDN mirror), event counters, step cap and the page budget's deadline."""
     net = NetworkLog()
-    policy = RequestPolicy(html, mirror, net, cfg.limits.max_reloads)
+    policy = RequestPolicy(html, load_mirror(cfg.cdn_dir), net, cfg.limits.max_reloads)
     # Software-rendered WebGL makes every real frame dear (SwiftShader): gl pages get more wall
     # time per step before a slow frame is mistaken for a hang.
     scale *= cfg.limits.gl_wall_factor if profile == "gl" else 1
-    shared = PageShared(cfg=cfg, policy=policy, events=events, step_wall_s=cfg.limits.step_wall_s * scale, profile=profile,
-                        deadline=budget.deadline(profile))
+    return PageShared(cfg=cfg, policy=policy, events=PageEvents(max_messages=cfg.limits.max_console_messages),
+                      step_wall_s=cfg.limits.step_wall_s * scale, profile=profile, deadline=budget.deadline(profile))
+
+
+def page_profile(html: str) -> str:
+    """The browser a page starts in (launch.PROFILES): WebGL pages by their code get the gl one."""
+    return "gl" if static_facts(html).get("uses_webgl") else "raster"
+
+
+def _run(worker: BrowserWorker, html: str, cfg: EvalConfig, cases: list, scale: int, profile: str,
+         must_pass: frozenset[str], budget: PageBudget) -> dict:
+    shared = page_shared(html, cfg, budget, profile, scale)
+    events, net, policy = shared.events, shared.policy.log, shared.policy
 
     async def job(browser):
         policy.mirror_port = worker.mirror_port(browser)

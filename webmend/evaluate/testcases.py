@@ -70,10 +70,23 @@ class StepRunner:
         self.reference = None
         self.errors_at_start = errors_at_start
 
-    def first_visible(self, selector: str):
+    # ---- locating ------------------------------------------------------------------------
+    # A step names its element by a CSS `selector` (test cases) or by a `target`, the way a user
+    # finds it (contracts: role and accessible name, label, placeholder or text; docs/icg-format.md).
+    def matches(self, step: dict, key: str = "selector", default: str | None = None):
+        """Every element the step names, visible or not."""
+        target = step.get("target")
+        if target:
+            return target_locator(self.page, target)
+        selector = step.get(key) or default
         if not selector:
             raise StepFailed("missing selector")
-        return self.page.locator(selector).locator("visible=true").first
+        return self.page.locator(selector)
+
+    def first_visible(self, step: dict, key: str = "selector", default: str | None = None):
+        visible = self.matches(step, key, default).locator("visible=true")
+        nth = int(_num((step.get("target") or {}).get("nth"), 0))
+        return visible.nth(nth) if nth > 0 else visible.first
 
     async def settle(self) -> None:
         await self.s.advance(self.s.cfg.limits.settle_ms)
@@ -96,7 +109,7 @@ class StepRunner:
 
     # ---- actions -------------------------------------------------------------------------
     async def do_click(self, step):
-        await self._act(self.first_visible(step.get("selector")).click(timeout=ACTION_TIMEOUT_MS), "click")
+        await self._act(self.first_visible(step).click(timeout=ACTION_TIMEOUT_MS), "click")
         await self.settle()
 
     async def do_click_text(self, step):
@@ -108,7 +121,7 @@ class StepRunner:
         await self.settle()
 
     async def do_type(self, step):
-        await self._act(self.first_visible(step.get("selector")).fill(str(step.get("text", "")), timeout=ACTION_TIMEOUT_MS), "type")
+        await self._act(self.first_visible(step).fill(str(step.get("text", "")), timeout=ACTION_TIMEOUT_MS), "type")
         await self.settle()
 
     async def do_press_key(self, step):
@@ -118,15 +131,15 @@ class StepRunner:
             await self.settle()
 
     async def do_hover(self, step):
-        await self._act(self.first_visible(step.get("selector")).hover(timeout=ACTION_TIMEOUT_MS), "hover")
+        await self._act(self.first_visible(step).hover(timeout=ACTION_TIMEOUT_MS), "hover")
         await self.settle()
 
     async def do_focus(self, step):
-        await self._act(self.first_visible(step.get("selector")).focus(timeout=ACTION_TIMEOUT_MS), "focus")
+        await self._act(self.first_visible(step).focus(timeout=ACTION_TIMEOUT_MS), "focus")
         await self.settle()
 
     async def do_contextmenu(self, step):
-        loc = self.first_visible(step.get("selector") or "body")
+        loc = self.first_visible(step, default="body")
         await self._act(loc.click(button="right", timeout=ACTION_TIMEOUT_MS), "contextmenu")
         await self.settle()
 
@@ -157,23 +170,24 @@ class StepRunner:
     async def _drag_points(self, step):
         start = _point(step.get("from_pos")) or _point(step.get("from"))
         if start is None and step.get("from_selector"):
-            box = await self._box(step["from_selector"])
+            box = await self._box(step, "from_selector")
             off = _point(step.get("from_offset")) or (box["width"] / 2, box["height"] / 2)
             start = (box["x"] + off[0], box["y"] + off[1])
         if start is None:
             start = (self.s.viewport.width / 2, self.s.viewport.height / 2)
         end = _point(step.get("to_pos")) or _point(step.get("to"))
         if end is None and step.get("to_selector"):
-            box = await self._box(step["to_selector"])
+            box = await self._box(step, "to_selector")
             end = (box["x"] + box["width"] / 2, box["y"] + box["height"] / 2)
         if end is None:
             end = (start[0] + _num(step.get("dx"), 0), start[1] + _num(step.get("dy"), 0))
         return start, end
 
-    async def _box(self, selector):
-        box = await self._act(self.first_visible(selector).bounding_box(timeout=ACTION_TIMEOUT_MS), "box", "drag")
+    async def _box(self, step, key):
+        loc = self.page.locator(step[key]).locator("visible=true").first
+        box = await self._act(loc.bounding_box(timeout=ACTION_TIMEOUT_MS), "box", "drag")
         if box is None:
-            raise StepFailed(f"drag: {selector} has no box")
+            raise StepFailed(f"drag: {step[key]} has no box")
         return box
 
     async def do_resize(self, step):
@@ -189,20 +203,20 @@ class StepRunner:
         await self.s.advance(ms)
 
     async def do_wait_for(self, step):
-        selector = step.get("selector")
         budget = min(_num(step.get("timeout"), 5000), self.s.cfg.limits.max_wait_ms)
         poll = self.s.cfg.limits.wait_for_poll_ms
         waited = 0.0
         while True:
-            if await self._visible_count(selector) > 0:
+            if await self._visible_count(step) > 0:
                 return
             if waited >= budget:
-                raise StepFailed(f"wait_for: {selector} did not appear within {budget:.0f} ms")
+                raise StepFailed(f"wait_for: {where(step)} did not appear within {budget:.0f} ms")
             await self.s.advance(poll)
             waited += poll
 
-    async def _visible_count(self, selector) -> int:
-        return await self._act(self.page.locator(selector).locator("visible=true").count(), "count", f"bad selector {selector!r}")
+    async def _visible_count(self, step) -> int:
+        visible = self.matches(step).locator("visible=true")
+        return await self._act(visible.count(), "count", f"bad selector {where(step)!r}")
 
     async def _eval(self, step, action: str):
         """The step's expression in the page's world; a promise it returns is awaited while page
@@ -245,44 +259,43 @@ class StepRunner:
             raise StepFailed(f"assert_js_value: got {_short(json.dumps(value))}, expected {json.dumps(expected)}")
 
     async def do_assert_text_contains(self, step):
-        text = await self._text_of(step.get("selector"))
+        text = await self._text_of(step)
         if not py_search(str(step.get("text", "")), text):
             raise StepFailed(f"text {step.get('text')!r} not found in {_short(text)!r}")
 
     async def do_assert_text_not_contains(self, step):
-        text = await self._text_of(step.get("selector"), missing_ok=True)
+        text = await self._text_of(step, missing_ok=True)
         if py_search(str(step.get("text", "")), text):
             raise StepFailed(f"text {step.get('text')!r} present")
 
-    async def _text_of(self, selector, missing_ok=False) -> str:
-        loc = self.first_visible(selector or "body")
+    async def _text_of(self, step, missing_ok=False) -> str:
+        loc = self.first_visible(step, default="body")
         try:
             if await self.s.guard(loc.count(), "count") == 0:
                 if missing_ok:
                     return ""
-                raise StepFailed(f"no visible match for {selector!r}")
+                raise StepFailed(f"no visible match for {where(step)!r}")
             return await self.s.guard(loc.inner_text(timeout=ACTION_TIMEOUT_MS), "inner_text")
         except (PageHung, PageCrashed, BudgetExhausted, StepFailed):
             raise
         except Exception as exc:
-            raise StepFailed(f"text of {selector!r}: {_short(exc)}") from None
+            raise StepFailed(f"text of {where(step)!r}: {_short(exc)}") from None
 
     async def do_assert_count(self, step):
-        selector = step.get("selector")
-        n = await self._act(self.page.locator(selector).count(), "count", f"bad selector {selector!r}")
+        n = await self._act(self.matches(step).count(), "count", f"bad selector {where(step)!r}")
         for key, ok in (("gte", lambda a, b: a >= b), ("lte", lambda a, b: a <= b), ("eq", lambda a, b: a == b)):
             if key in step and not ok(n, _num(step[key], 0)):
-                raise StepFailed(f"count of {selector!r} is {n}, expected {key} {step[key]}")
+                raise StepFailed(f"count of {where(step)!r} is {n}, expected {key} {step[key]}")
 
     # Visible by Playwright's own rules, over all matches: the first visible match decides, so a
     # zero-height first match (a horizontal SVG line) does not hide the visible ones after it.
     async def do_assert_visible(self, step):
-        if not await self._visible_count(step.get("selector")):
-            raise StepFailed(f"{step.get('selector')!r} is not visible")
+        if not await self._visible_count(step):
+            raise StepFailed(f"{where(step)!r} is not visible")
 
     async def do_assert_not_visible(self, step):
-        if n := await self._visible_count(step.get("selector")):
-            raise StepFailed(f"{step.get('selector')!r} is visible ({n} visible match{'es' if n > 1 else ''})")
+        if n := await self._visible_count(step):
+            raise StepFailed(f"{where(step)!r} is visible ({n} visible match{'es' if n > 1 else ''})")
 
     async def do_assert_no_horizontal_scroll(self, step):
         info = await self.s.iso("__wm.overflow()")
@@ -314,25 +327,70 @@ class StepRunner:
             raise StepFailed(f"{errors} console error(s) or uncaught exception(s)")
 
     async def do_assert_style(self, step):
+        if step.get("target"):
+            raise StepFailed("assert_style takes a selector, not a target")
         got = await self.s.iso(f"__wm.style({json.dumps(step.get('selector'))}, {json.dumps(step.get('property'))})")
         want = str(step.get("value", "")).strip().lower()
         if got is None or got.lower().replace(" ", "") != want.replace(" ", ""):
             raise StepFailed(f"style {step.get('property')} is {got!r}, expected {want!r}")
 
     async def do_assert_attribute(self, step):
-        loc = self.page.locator(step.get("selector")).first
+        loc = self.matches(step).first
         got = await self._act(loc.get_attribute(str(step.get("attribute")), timeout=ACTION_TIMEOUT_MS), "attribute")
         if got is None or ("value" in step and str(got) != str(step["value"])):
             raise StepFailed(f"attribute {step.get('attribute')} is {got!r}")
 
     async def do_select_option(self, step):
-        loc = self.first_visible(step.get("selector"))
+        loc = self.first_visible(step)
         await self._act(loc.select_option(str(step.get("value", "")), timeout=ACTION_TIMEOUT_MS), "select_option")
         await self.settle()
 
     async def do_check(self, step):
-        await self._act(self.first_visible(step.get("selector")).check(timeout=ACTION_TIMEOUT_MS), "check")
+        await self._act(self.first_visible(step).check(timeout=ACTION_TIMEOUT_MS), "check")
         await self.settle()
+
+    # ---- contract actions (docs/icg-format.md) -------------------------------------------
+    async def do_reload(self, step):
+        await self.s.reload()
+        await within_node_cap(self.s)
+
+    async def do_assert_value(self, step):
+        loc = self.first_visible(step)
+        got = await self._act(loc.input_value(timeout=ACTION_TIMEOUT_MS), "input_value", f"value of {where(step)!r}")
+        if got != str(step.get("value", "")):
+            raise StepFailed(f"value of {where(step)!r} is {_short(json.dumps(got))}, expected {json.dumps(str(step.get('value', '')))}")
+
+
+def target_locator(page, target: dict):
+    """Playwright's user-facing locators. A string is a case-insensitive regular expression
+    searched for (leading inline flags such as (?i) allowed), or the whole text when `exact`."""
+    exact = bool(target.get("exact"))
+
+    def text(value: str):
+        if exact:
+            return value
+        source, flags = js_regex(value)
+        try:
+            return re.compile(source, re.IGNORECASE | (re.DOTALL if "s" in flags else 0) | (re.MULTILINE if "m" in flags else 0))
+        except re.error as exc:
+            raise StepFailed(f"bad pattern {value!r}: {exc}") from None
+
+    opts = {"exact": True} if exact else {}
+    if target.get("role"):
+        name = target.get("name")
+        return page.get_by_role(target["role"], **({"name": text(name), **opts} if name else {}))
+    for key, find in (("label", page.get_by_label), ("placeholder", page.get_by_placeholder), ("text", page.get_by_text)):
+        if target.get(key) is not None:
+            return find(text(str(target[key])), **opts)
+    raise StepFailed("a target names none of role, label, placeholder, text")
+
+
+def where(step: dict) -> str:
+    """The step's element as its messages name it: the selector, or the target's fields."""
+    target = step.get("target")
+    if not target:
+        return str(step.get("selector") or "body")
+    return " ".join(f"{k}={v}" for k, v in target.items() if v not in (None, False, 0))
 
 
 def _short(exc_or_text, limit: int = 200) -> str:
@@ -374,11 +432,13 @@ async def run_test_case(session: PageSession, case: dict, doc_index: int) -> dic
     errors_at_start = session.shared.events.error_total
     try:
         await session.load(doc_index)
+        await within_node_cap(session)
         runner = StepRunner(session, errors_at_start)
         for index, step in enumerate(steps):
             if not isinstance(step, dict):
                 raise StepFailed("step is not an object")
             await runner.run(step)
+        await within_node_cap(session)
         record["passed"] = True
     except StepFailed as exc:
         _fail(record, index, steps, str(exc))
@@ -392,6 +452,17 @@ async def run_test_case(session: PageSession, case: dict, doc_index: int) -> dic
         log.warning("test case %s: %s", record["id"], exc)
         _fail(record, index, steps, f"browser error: {_short(exc)}")
     return record
+
+
+async def within_node_cap(session: PageSession) -> None:
+    """The evaluator's DOM cap holds inside test cases too: a case whose page has outgrown
+    limits.max_dom_nodes (after loading, or by its last step) fails, whatever it asserted.
+    Otherwise a DOM bomb fast enough to finish building would pass its cases on a fast machine
+    and fail them on a slow one."""
+    nodes = await session.iso("document.getElementsByTagName('*').length") or 0
+    cap = session.cfg.limits.max_dom_nodes
+    if nodes > cap:
+        raise StepFailed(f"resource limit: the DOM grew to {nodes} nodes (limit {cap})")
 
 
 def _fail(record: dict, index: int, steps: list, error: str) -> None:

@@ -7,13 +7,14 @@ formed steps) live in webmend/contracts/validate.py.
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
 from webmend.schemas.vocab import FAMILIES
 
 CONTRACT_VERSION = "1"
+INITIAL_STATE = "S0"  # the state every document starts in
 
 # The test-case actions (docs/testcase-format.md) a step may use ...
 STEP_ACTIONS = (
@@ -24,7 +25,7 @@ STEP_ACTIONS = (
 CHECK_ACTIONS = (
     "assert_text_contains", "assert_text_not_contains", "assert_count", "assert_visible", "assert_not_visible",
     "assert_js_value", "assert_screenshot_changed", "assert_screenshot_not_blank", "assert_no_horizontal_scroll",
-    "assert_console_clean", "assert_style", "assert_attribute", "assert_value",
+    "assert_console_clean", "assert_style", "assert_attribute", "assert_value", "assert_a11y_basic", "assert_semantic_html",
 )
 REQUIREMENT_KINDS = ("explicit", "implicit")
 WHEN = ("change", "after")
@@ -50,9 +51,13 @@ class Locator(_Model):
     nth: int = Field(default=0, ge=0)
 
 
+Point = dict[str, float] | list[float]  # {"x", "y"} or [x, y], as the test-case format takes them
+
+
 class Step(_Model):
-    """One action or check: the test-case vocabulary, with `target` (a user-facing locator) beside
-    the CSS `selector` (tags and attributes only: no id or class of one implementation)."""
+    """One action or check: the test-case vocabulary with every parameter the runner reads (so a
+    test case converts without loss), plus `target` (a user-facing locator) beside the CSS
+    `selector` (tags and attributes only in a contract: no id or class of one implementation)."""
 
     action: Literal[STEP_ACTIONS + CHECK_ACTIONS]
     target: Locator | None = None
@@ -61,24 +66,33 @@ class Step(_Model):
     text_pattern: str | None = None  # click_text
     key: str | None = None
     repeat: int | None = Field(default=None, ge=1)
-    ms: int | None = Field(default=None, ge=0)
+    ms: float | None = Field(default=None, ge=0)
+    duration: float | None = Field(default=None, ge=0)  # wait: read when ms is absent
     timeout: int | None = Field(default=None, ge=0)
     expression: str | None = None  # eval_js, assert_js_value
-    expected: bool | int | float | str | None = None
+    expected: Any = None
     value: str | None = None  # select_option, assert_style, assert_attribute, assert_value
     property: str | None = None  # assert_style
     attribute: str | None = None  # assert_attribute
     width: int | None = None
     height: int | None = None
     direction: Literal["up", "down", "left", "right"] | None = None
-    amount: int | None = None
-    from_pos: dict[str, float] | None = None
-    to_pos: dict[str, float] | None = None
+    amount: float | None = None
+    dx: float | None = None  # scroll, drag
+    dy: float | None = None
+    from_pos: Point | None = None  # drag
+    to_pos: Point | None = None
+    from_: Point | None = Field(default=None, alias="from")
+    to: Point | None = None
+    from_selector: str | None = None
+    from_offset: Point | None = None
+    to_selector: str | None = None
     gte: int | None = None
     lte: int | None = None
     eq: int | None = None
     label: str | None = None  # screenshot
     threshold: float | None = None
+    tags: list[str] | str | None = None  # assert_semantic_html
 
 
 class Assertion(_Model):
@@ -140,3 +154,25 @@ class Contract(_Model):
 
     def requirement(self, rid: str) -> Requirement | None:
         return next((r for r in self.requirements if r.id == rid), None)
+
+
+def requirement_links(c: Contract) -> dict[str, dict[str, list[str]]]:
+    """Per requirement: the assertions tagged with it and the transitions mapped to it (its own
+    list, or through test items)."""
+    links = {r.id: {"assertions": [], "transitions": []} for r in c.requirements}
+    for t in c.transitions:
+        for a in t.assertions:
+            if a.requirement in links:
+                links[a.requirement]["assertions"].append(a.id)
+        for rid in t.requirements:
+            if rid in links and t.id not in links[rid]["transitions"]:
+                links[rid]["transitions"].append(t.id)
+    for item in c.test_items:
+        for rid in item.requirements:
+            for tid in item.transitions:
+                if rid in links and tid not in links[rid]["transitions"]:
+                    links[rid]["transitions"].append(tid)
+    for a in c.initial_contract.checks:
+        if a.requirement in links:
+            links[a.requirement]["assertions"].append(a.id)
+    return links

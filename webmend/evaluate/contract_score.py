@@ -8,8 +8,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from webmend.contracts.validate import requirement_links
-from webmend.schemas.contract import Contract
+from webmend.schemas.contract import Contract, requirement_links
 
 TRANSITION_STATUSES = ("passed", "failed", "blocked")  # blocked: its from-state could not be reached
 WEIGHTS = (0.5, 0.25, 0.25)  # T, Re, Ri

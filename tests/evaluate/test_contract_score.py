@@ -7,10 +7,10 @@ import json
 import pytest
 from conftest import ROOT
 
-from webmend.contracts.scoring import TransitionOutcome, score_contract
+from webmend.evaluate.contract_score import TransitionOutcome, score_contract
 from webmend.schemas.contract import Contract
 
-TODO = Contract.model_validate(json.loads((ROOT / "data" / "contracts" / "todo_list.json").read_text()))
+TODO = Contract.model_validate(json.loads((ROOT / "data" / "contracts" / "todo_list" / "contract.json").read_text()))
 ALL = {"A1": True, "A2": True, "A3": True, "A4": True, "A5": True, "A6": True, "A7": True, "A8": True}
 
 
@@ -53,7 +53,7 @@ def test_a_blocked_chain_fails_everything_past_it():
 
 
 def test_a_judged_assertion_without_a_judge_counts_for_nothing():
-    data = json.loads((ROOT / "data" / "contracts" / "todo_list.json").read_text())
+    data = json.loads((ROOT / "data" / "contracts" / "todo_list" / "contract.json").read_text())
     data["transitions"][0]["assertions"].append({"id": "A9", "when": "after", "judged": True, "text": "tidy", "requirement": "R6"})
     contract = Contract.model_validate(data)
     out = outcomes()
