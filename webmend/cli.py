@@ -27,6 +27,7 @@ def _parser() -> argparse.ArgumentParser:
     ev.add_argument("pages", nargs="*", help="HTML files or folders of them (id = relative path without extension)")
     ev.add_argument("--responses", help='JSONL of {"id", "prompt"?, "response"} raw model answers')
     ev.add_argument("--tests", help="HTMLBench-format items (JSONL), matched to pages by id")
+    ev.add_argument("--contracts", nargs="+", help="task contracts (.json, .jsonl or folders), matched to pages as items are")
     ev.add_argument("--mode", choices=("fast", "full"), default=None, help="fast: no judge (default); full: the visual judge")
     ev.add_argument("--judge-model", help="PROVIDER/MODEL for --mode full, as litellm names it (e.g. openai/gpt-4o)")
     ev.add_argument("--out", default="out/evaluate", help="output folder (results.jsonl, summary.json)")
@@ -126,6 +127,14 @@ def cmd_evaluate(args) -> int:
             print(f"webmend evaluate: {exc}", file=sys.stderr)
             return 2
     items = load_items(args.tests)
+    if args.contracts:
+        from webmend.contracts.command import items_with_contracts
+
+        try:
+            items = items_with_contracts(items, args.contracts)
+        except (ValueError, FileNotFoundError) as exc:
+            print(f"webmend evaluate: --contracts: {exc}", file=sys.stderr)
+            return 2
     hashes: list[str] = []  # content hash per input index, for the trace tables
 
     def inputs():

@@ -88,3 +88,45 @@ def test_three_runs_and_both_replay_modes_give_identical_results(worker, cfg):
     for key in ("documents", "transitions_run"):
         unshared.pop(key), shared.pop(key)
     assert unshared == shared
+
+
+def test_evaluate_with_contracts_records_scores_and_traces(tmp_path):
+    """`webmend evaluate --contracts`: a page of a task with a contract and no test cases gets the
+    contract's result in its record, functionality = budget x r_web, and a contract_results row."""
+    from webmend.cli import main
+    from webmend.config import EvalConfig
+    from webmend.store.duckdb_views import connect
+
+    pages = tmp_path / "pages"
+    for name, rel in (("good", "refs/ref_a.html"), ("broken", "defects/explicit_add_broken.html")):
+        (pages / name).mkdir(parents=True)
+        (pages / name / "todo_list.html").write_text((TASKS_DIR / "todo_list" / rel).read_text())
+    out, root = tmp_path / "eval", tmp_path / "root"
+    argv = ["evaluate", str(pages), "--contracts", str(TASKS_DIR / "todo_list" / "contract.json"),
+            "--out", str(out), "--data-root", str(root)]
+    assert main(argv) == 0
+    records = {r["id"]: r for r in map(json.loads, (out / "results.jsonl").read_text().splitlines())}
+    _, expected = load("todo_list")
+    budget = EvalConfig().budgets.functionality
+    for page, rel in (("good/todo_list", "refs/ref_a.html"), ("broken/todo_list", "defects/explicit_add_broken.html")):
+        c = records[page]["contract"]
+        assert c["task_id"] == "todo_list" and c["transition_validity"] == expected["pages"][rel]["T"]
+        assert c["labels"] == expected["pages"][rel]["z"] and records[page]["tests"] == []
+        assert records[page]["score"]["functionality"] == round(budget * c["reward"], 3)
+    with connect(root) as con:
+        rows = con.execute("SELECT id, transition_validity, blocked, len(transitions) FROM contract_results ORDER BY id").fetchall()
+    good, broken = expected["pages"]["refs/ref_a.html"], expected["pages"]["defects/explicit_add_broken.html"]
+    assert rows == [("broken/todo_list", broken["T"], list(broken["transitions"].values()).count("blocked"), 5),
+                    ("good/todo_list", good["T"], 0, 5)]
+
+
+def test_an_invalid_contract_is_refused_with_its_problems(tmp_path, capsys):
+    from webmend.cli import main
+
+    contract = json.loads((TASKS_DIR / "todo_list" / "contract.json").read_text())
+    contract["transitions"][0]["to"] = "S9"
+    (tmp_path / "c.json").write_text(json.dumps(contract))
+    (tmp_path / "todo_list.html").write_text("<html><body>x</body></html>")
+    assert main(["evaluate", str(tmp_path / "todo_list.html"), "--contracts", str(tmp_path / "c.json"),
+                 "--out", str(tmp_path / "out")]) == 2
+    assert "unknown_state" in capsys.readouterr().err

@@ -29,7 +29,7 @@ def test_fixture_is_a_valid_results_file(records):
 
 def test_rows_per_table_and_each_validates(records):
     rows = traces.trace_rows(records, run_id="r1")
-    assert {t: len(r) for t, r in rows.items()} == {"evaluations": 5, "test_results": 5, "experience_events": 11}
+    assert {t: len(r) for t, r in rows.items()} == {"evaluations": 5, "test_results": 5, "contract_results": 0, "experience_events": 11}
     for table, table_rows in rows.items():
         assert to_table(table, table_rows).num_rows == len(table_rows)
 
@@ -88,7 +88,7 @@ def test_content_hashes_come_from_the_caller_or_fall_back_to_identity(records):
 def test_write_then_rerun_skips_and_replace_overwrites(records, tmp_path):
     root = DataRoot(tmp_path)
     urls = traces.write_evaluation_traces(records, root, "run-a")
-    assert sorted(urls) == ["evaluations", "experience_events", "test_results"]
+    assert sorted(urls) == ["contract_results", "evaluations", "experience_events", "test_results"]
     key = traces.traces_key(records)
     assert all(url.endswith(f"/{key}.parquet") for url in urls.values())
     assert traces.write_evaluation_traces(records, str(tmp_path), "run-b") == urls  # same key: skipped

@@ -19,7 +19,7 @@ from webmend.store import DataRoot, make_key, to_table
 
 
 def test_every_table_carries_the_common_fields():
-    assert set(TABLES) == {"prompts", "prompt_rejects", "generations", "evaluations", "test_results",
+    assert set(TABLES) == {"prompts", "prompt_rejects", "generations", "evaluations", "test_results", "contract_results",
                            "experience_events", "repair_attempts", "checkpoints", "contracts", "exports"}
     for name, schema in TABLES.items():
         for field in COMMON_FIELDS:

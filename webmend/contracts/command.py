@@ -29,6 +29,25 @@ def add_contract_arguments(p) -> None:
     v.add_argument("--out", default="out/contracts-validated", help="output folder: contracts.jsonl (kept), verdicts.jsonl, summary.json")
 
 
+def items_with_contracts(items: dict[str, dict], paths: list[str] | None) -> dict[str, dict]:
+    """Attach each contract to the item of its task (one is made from the task when the items have
+    none), so a page gets its task's contract as it gets its test cases. An invalid contract is an
+    error naming its problems: a contract that cannot be executed must not score pages."""
+    from webmend.contracts.executable import load_contracts
+    from webmend.contracts.validate import validate_contract
+
+    out = dict(items)
+    for contract in load_contracts(paths or []):
+        task = contract.get("task") or {}
+        problems = validate_contract(contract)
+        if problems:
+            raise ValueError(f"contract {task.get('id')!r} is not valid: " + "; ".join(str(p) for p in problems[:5]))
+        tid = str(task["id"])
+        item = dict(out.get(tid) or {"id": tid, "prompt": task.get("prompt"), "category": task.get("family")})
+        out[tid] = {**item, "contract": contract}
+    return out
+
+
 def tasks_from(paths: list[str]) -> list[dict]:
     """{id, prompt, family} per prompt; the family from an HTMLBench item's category when it has one."""
     from webmend.generate.prompts import load_prompts

@@ -25,7 +25,7 @@ from webmend.config import EvalConfig
 from webmend.evaluate.contract_score import ContractScore, TransitionOutcome, score_contract
 from webmend.evaluate.page import PageBudget, page_profile, page_shared
 from webmend.evaluate.testcases import StepFailed, StepRunner, within_node_cap
-from webmend.schemas.contract import INITIAL_STATE, Assertion, Contract, Transition
+from webmend.schemas.contract import INITIAL_STATE, Assertion, Contract, Transition, contract_hash
 
 log = logging.getLogger(__name__)
 
@@ -265,3 +265,16 @@ def execute_contract(html: str, contract: Contract | dict, cfg: EvalConfig, work
     return ContractRun(score, {t.id: walk.outcomes[t.id] for t in contract.transitions}, initial, walk.initial_reasons,
                        walk.documents, walk.runs, faults, time.perf_counter() - started)
 
+
+def contract_record(html: str, contract: Contract | dict, cfg: EvalConfig, worker: BrowserWorker) -> dict:
+    """The result record's `contract` field (schemas/results.py ContractResult). An executor
+    failure is recorded with its reason and null scores, never raised: the page's record stands."""
+    c = contract if isinstance(contract, Contract) else Contract.model_validate(contract)
+    base = {"task_id": c.task.id, "contract_hash": contract_hash(c)}
+    try:
+        run = execute_contract(html, c, cfg, worker=worker)
+    except Exception as exc:  # an executor defect must not lose the page's evaluation
+        log.error("contract %s could not be executed: %s", c.task.id, exc, exc_info=True)
+        return {**base, "transition_validity": None, "req_explicit": None, "req_implicit": None, "reward": None,
+                "error": f"executor error: {type(exc).__name__}: {exc}"[:300]}
+    return {**base, **run.to_dict(), "elapsed_s": round(run.elapsed_s, 3)}

@@ -48,6 +48,6 @@ def judge_page(judge: VisualJudge, cfg: EvalConfig, *, prompt: str, evidence: di
         static_facts=evidence.get("static") or {},
         metrics=metrics,
         visible_text=select_visible_text(text_runs, judge.cfg),
-        judge_functionality=not has_tests,  # contracts (a later stage) will also keep it deterministic
+        judge_functionality=not has_tests,  # test cases or an executed contract keep it deterministic
     )
     return judge.judge(inp).model_dump(mode="json")

@@ -14,7 +14,8 @@ from webmend.config import EvalConfig
 from webmend.evaluate.experience.summary import trace_summary
 from webmend.evaluate.inputs import RawInput
 from webmend.evaluate.page import EarlyRejected, evaluate_page, mirror_hash
-from webmend.evaluate.scoring import SCORING_VERSION, apply_judge, score, state_band
+from webmend.evaluate.contract_run import contract_record
+from webmend.evaluate.scoring import SCORED_STATUSES, SCORING_VERSION, apply_judge, score, state_band
 from webmend.extract import extract_page
 from webmend.schemas.hashing import sha256_hex
 from webmend.schemas.results import ResultRecord
@@ -105,6 +106,8 @@ def evaluate_input(raw: RawInput, item: dict | None, cfg: EvalConfig, worker: Br
     base["layers"] = experience.get("layers", [])
     base["keyframes"] = store_keyframes(experience.get("keyframes", []), ev.get("keyframes", []), out_dir)
     base["trace_summary"] = trace_summary(base["evidence"])
+    if (item or {}).get("contract") and ev["status"] in SCORED_STATUSES:
+        base["contract"] = contract_record(extraction.html, item["contract"], cfg, worker)
     apply_score(base, cfg, ev["status"])
     if cfg.mode == "full" and base["score"] is not None:
         _judge(base, ev, raw, item, cfg)
@@ -117,7 +120,8 @@ def _judge(base: dict, ev: dict, raw: RawInput, item: dict | None, cfg: EvalConf
 
     base["evidence"]["judge"] = judge_page(
         get_judge(cfg), cfg, prompt=(item or {}).get("prompt") or raw.prompt or "", evidence=base["evidence"],
-        summary=base["trace_summary"], fast=base["score"], interactive=base["interactive"], has_tests=bool(base["tests"]),
+        summary=base["trace_summary"], fast=base["score"], interactive=base["interactive"],
+        has_tests=bool(base["tests"]) or (base.get("contract") or {}).get("reward") is not None,
         text_runs=ev.get("text_runs") or [], keyframes=ev.get("keyframes") or [],
     )
 
@@ -156,6 +160,7 @@ def apply_score(record: dict, cfg: EvalConfig, status: str) -> None:
     """(Re)compute score and state from the evidence stored in the record."""
     evidence = dict(record.get("evidence") or {})
     evidence["tests"] = record.get("tests", [])
+    evidence["contract"] = record.get("contract")
     evidence["status"] = status
     fast = score(evidence, cfg, record["interactive"]) if record.get("evidence") else None
     record["score"] = apply_judge(fast, evidence.get("judge"))

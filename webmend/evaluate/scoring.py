@@ -202,6 +202,8 @@ def score(ev: dict, cfg: EvalConfig, interactive: bool) -> dict | None:
         return None
     b = dimension_budgets(cfg, interactive)
     rate = weighted_pass_rate(ev.get("tests") or [])
+    if rate is None:  # no test cases: the task's contract is the prompt-grounded check, when there is one
+        rate = (ev.get("contract") or {}).get("reward")
     func = rate if rate is not None else _probe_functionality(ev, interactive)
     dims = {
         "rendering": b["rendering"] * rendering(ev, status),

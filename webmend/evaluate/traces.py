@@ -1,5 +1,5 @@
-"""Evaluator result records (results.jsonl) -> rows of the evaluations, test_results and
-experience_events trace tables, and writing them to a data root.
+"""Evaluator result records (results.jsonl) -> rows of the evaluations, test_results,
+contract_results and experience_events trace tables, and writing them to a data root.
 
 The conversion is pure; the writers are `write_evaluation_traces` (one batch of records, keyed by
 its pages), `write_keyed` (one batch under a planned key: build-refined-pool) and
@@ -22,7 +22,7 @@ STAGE = "evaluate"
 DEFAULT_BATCH_SIZE = 4  # pages per trace file (and per flow task)
 _DIMENSIONS = SCORE_FIELDS
 # Written in this order: evaluations last, so a committed evaluations file means the batch is complete.
-TRACE_TABLES = ("test_results", "experience_events", "evaluations")
+TRACE_TABLES = ("test_results", "contract_results", "experience_events", "evaluations")  # evaluations last: the commit
 
 
 def record_content_hash(record: dict, content_hashes: Mapping[str, str] | None = None) -> str:
@@ -97,6 +97,25 @@ def per_test_rows(record: dict, *, run_id: str, page_hash: str, config_hash: str
     ]
 
 
+def contract_rows(record: dict, *, run_id: str, page_hash: str, config_hash: str | None = None) -> list[dict]:
+    """The page's contract result as one contract_results row (none without a contract)."""
+    c = record.get("contract")
+    if not c:
+        return []
+    transitions = [{"id": tid, "status": t["status"], "failed_step": t.get("failed_step"), "reason": t.get("reason")}
+                   for tid, t in (c.get("transitions") or {}).items()]
+    counts = {s: sum(t["status"] == s for t in transitions) for s in ("passed", "failed", "blocked")}
+    return [{
+        "id": record["id"], "task_id": c["task_id"], "contract_hash": c["contract_hash"],
+        **{k: c.get(k) for k in ("transition_validity", "req_explicit", "req_implicit", "reward", "documents",
+                                 "transitions_run", "elapsed_s", "error")},
+        "labels": json.dumps(c.get("labels") or {}, sort_keys=True),
+        "requirements": json.dumps(c.get("requirements") or {}, sort_keys=True),
+        "transitions": transitions, **counts, "page_status": record["status"],
+        "family": (record.get("item") or {}).get("category"), **_common(record, run_id, page_hash, config_hash),
+    }]
+
+
 def event_rows(record: dict, *, run_id: str, page_hash: str, config_hash: str | None = None) -> list[dict]:
     """Everything that happened on a page: page-level events from its evidence (no page time),
     the experience protocol's trace and keyframes (with page time), one event per failed test case.
@@ -147,6 +166,7 @@ def trace_rows(records: Iterable[dict], *, run_id: str, config_hash: str | None 
         kw = {"run_id": run_id, "page_hash": record_content_hash(record, content_hashes), "config_hash": config_hash}
         out["evaluations"].append(evaluation_row(record, **kw))
         out["test_results"] += per_test_rows(record, **kw)
+        out["contract_results"] += contract_rows(record, **kw)
         out["experience_events"] += event_rows(record, **kw)
     return out
 

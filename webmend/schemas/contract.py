@@ -7,10 +7,12 @@ formed steps) live in webmend/contracts/validate.py.
 
 from __future__ import annotations
 
+import json
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from webmend.schemas.hashing import sha256_hex
 from webmend.schemas.vocab import FAMILIES
 
 CONTRACT_VERSION = "1"
@@ -176,3 +178,9 @@ def requirement_links(c: Contract) -> dict[str, dict[str, list[str]]]:
         if a.requirement in links:
             links[a.requirement]["assertions"].append(a.id)
     return links
+
+
+def contract_hash(c: Contract) -> str:
+    """sha256 of the contract's canonical JSON: the same contract, however it was spelt, one hash."""
+    text = json.dumps(c.model_dump(mode="json", by_alias=True, exclude_none=True), sort_keys=True, separators=(",", ":"))
+    return sha256_hex(text)

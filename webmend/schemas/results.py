@@ -62,6 +62,34 @@ class ItemMeta(_Model):
     has_interaction: bool | None = None
 
 
+class ContractTransition(_Model):
+    status: Literal["passed", "failed", "blocked"]
+    failed_step: int | None = Field(description="0-based index of the step that failed")
+    reason: str = Field(description="why it failed or was blocked; empty when passed")
+    assertions: dict[str, bool | None] = Field(description="assertion id -> verdict; null: not run (judged)")
+
+
+class ContractResult(_Model):
+    """The page's task contract executed on it (docs/icg-format.md, "Execution")."""
+
+    task_id: str
+    contract_hash: str = Field(description="sha256 of the contract's canonical JSON")
+    transition_validity: float | None = Field(description="T: passed transitions / all")
+    req_explicit: float | None = Field(description="Re: mean score of the explicit requirements")
+    req_implicit: float | None = Field(description="Ri: mean score of the implicit requirements")
+    reward: float | None = Field(description="r_web = 0.5 T + 0.25 Re + 0.25 Ri")
+    requirements: dict[str, float] = {}
+    labels: dict[str, int] = Field(default={}, description="z: 1 when every check of the requirement passed")
+    transitions: dict[str, ContractTransition] = {}
+    initial: dict[str, bool | None] = {}
+    initial_reasons: dict[str, str] = {}
+    documents: int = 0
+    transitions_run: int = 0
+    page_faults: list[str] = []
+    elapsed_s: float = 0.0
+    error: str | None = Field(default=None, description="set when the contract could not be executed; scores null")
+
+
 class ResultRecord(_Model):
     schema_version: str = SCHEMA_VERSION
     scoring_version: str
@@ -91,6 +119,7 @@ class ResultRecord(_Model):
     keyframes: list[KeyframeRef] = []
     trace_summary: TraceSummary | None = None
     evidence: dict | None = Field(description="stored evidence; enough to rescore without a browser")
+    contract: ContractResult | None = Field(default=None, description="the task contract's result (--contracts)")
 
 
 class PassRate(_Model):

@@ -104,6 +104,18 @@ TABLES: dict[str, pa.Schema] = {
         _f("failed_step", pa.int32()), _f("failed_action", pa.string()), _f("error", pa.string()),
         _f("page_status", pa.string()), _f("family", pa.string()),
     ),
+    # One row per page evaluated with its task's contract (docs/icg-format.md). content_hash: the page's.
+    "contract_results": _schema(
+        _f("id", pa.string(), False), _f("task_id", pa.string(), False), _f("contract_hash", pa.string(), False),
+        _f("transition_validity", pa.float64()), _f("req_explicit", pa.float64()), _f("req_implicit", pa.float64()),
+        _f("reward", pa.float64()),
+        _f("labels", _JSON), _f("requirements", _JSON),  # {requirement id: z}, {requirement id: score}
+        _f("transitions", pa.list_(pa.struct([_f("id", pa.string()), _f("status", pa.string()),
+                                              _f("failed_step", pa.int32()), _f("reason", pa.string())]))),
+        _f("passed", pa.int32()), _f("failed", pa.int32()), _f("blocked", pa.int32()),
+        _f("documents", pa.int32()), _f("transitions_run", pa.int32()), _f("elapsed_s", pa.float64()),
+        _f("error", pa.string()), _f("page_status", pa.string()), _f("family", pa.string()),
+    ),
     # The experience trace, one row per event. content_hash: the page's.
     "experience_events": _schema(
         _f("id", pa.string(), False), _f("seq", pa.int32(), False),
