@@ -39,6 +39,7 @@ def _parser() -> argparse.ArgumentParser:
     rp.add_argument("pages", nargs="*", help="HTML files or folders of them (ids as for evaluate)")
     rp.add_argument("--responses", help='JSONL of {"id", "prompt"?, "response"} raw model answers')
     rp.add_argument("--tests", help="HTMLBench-format items (JSONL): the test cases every candidate must keep passing")
+    rp.add_argument("--contracts", nargs="+", help="task contracts (as for evaluate): their passing transitions are kept too")
     rp.add_argument("--from", dest="from_dir", help="an evaluate --out folder: its records are the originals' verdicts")
     rp.add_argument("--model", help="PROVIDER/MODEL that writes patches and rewrites (litellm string)")
     rp.add_argument("--judge-model", help="PROVIDER/MODEL (vision) that compares keyframes before/after each candidate")
@@ -169,7 +170,13 @@ def cmd_evaluate(args) -> int:
 def cmd_repair(args) -> int:
     from webmend.repair.command import run_repair_command
 
-    return run_repair_command(args)
+    attach = None
+    if args.contracts:
+        from webmend.contracts.command import items_with_contracts
+
+        def attach(items: dict) -> dict:
+            return items_with_contracts(items, args.contracts)
+    return run_repair_command(args, attach)
 
 
 def cmd_rescore(args) -> int:

@@ -43,9 +43,11 @@ class ContractRun:
     page_faults: list[str] = field(default_factory=list)  # hangs and crashes seen, in order
     elapsed_s: float = 0.0
 
+    unmet: list[dict] = field(default_factory=list)  # {id, kind, text} of the requirements with z = 0
+
     def to_dict(self) -> dict:
         s = self.score
-        return {
+        return {"unmet": self.unmet,
             "transition_validity": s.transition_validity, "req_explicit": s.req_explicit, "req_implicit": s.req_implicit,
             "reward": s.reward, "requirements": s.requirements, "labels": s.labels,
             "transitions": {tid: {"status": o.status, "failed_step": o.failed_step, "reason": o.reason,
@@ -262,8 +264,9 @@ def execute_contract(html: str, contract: Contract | dict, cfg: EvalConfig, work
     initial = walk.initial if walk.initial is not None else {a.id: False for a in contract.initial_contract.checks}
     score = score_contract(contract, walk.outcomes, initial)
     faults = list(shared.events.hangs) + ["crash"] * shared.events.crashes
+    unmet = [{"id": r.id, "kind": r.kind, "text": r.text} for r in contract.requirements if not score.labels.get(r.id)]
     return ContractRun(score, {t.id: walk.outcomes[t.id] for t in contract.transitions}, initial, walk.initial_reasons,
-                       walk.documents, walk.runs, faults, time.perf_counter() - started)
+                       walk.documents, walk.runs, faults, time.perf_counter() - started, unmet)
 
 
 def contract_record(html: str, contract: Contract | dict, cfg: EvalConfig, worker: BrowserWorker) -> dict:

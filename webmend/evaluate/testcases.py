@@ -261,7 +261,7 @@ class StepRunner:
     async def do_assert_text_contains(self, step):
         text = await self._text_of(step)
         if not py_search(str(step.get("text", "")), text):
-            raise StepFailed(f"text {step.get('text')!r} not found in {_short(text)!r}")
+            raise StepFailed(f"text {step.get('text')!r} not found in {_excerpt(text)!r}")
 
     async def do_assert_text_not_contains(self, step):
         text = await self._text_of(step, missing_ok=True)
@@ -391,6 +391,12 @@ def where(step: dict) -> str:
     if not target:
         return str(step.get("selector") or "body")
     return " ".join(f"{k}={v}" for k, v in target.items() if v not in (None, False, 0))
+
+
+def _excerpt(text: str, limit: int = 200) -> str:
+    """A page's text for a message: every line, whitespace collapsed (its first line alone is
+    usually a header, which reads as if only the header had been searched)."""
+    return " ".join(text.split())[:limit]
 
 
 def _short(exc_or_text, limit: int = 200) -> str:

@@ -1,7 +1,7 @@
 """Regression-aware acceptance: is a re-evaluated candidate a better verified checkpoint?
 
 A higher total is not enough (htmlcure.txt 3.4): a candidate is rejected when a test case the
-checkpoint passes now fails, when a protected dimension drops beyond the tolerance, when it gains
+checkpoint passes now fails (or a contract transition it passes), when a protected dimension drops beyond the tolerance, when it gains
 a `tampering` flag or a page fault, or when it does not improve. An operator candidate may keep
 an equal total when its defect is verifiably gone: it fixed something the score does not price.
 """
@@ -33,6 +33,16 @@ def test_flips(before: dict, after: dict) -> tuple[tuple[str, ...], tuple[str, .
     return fixed, broken
 
 
+def transition_flips(before: dict, after: dict) -> tuple[str, ...]:
+    """Contract transitions the checkpoint passes and the candidate fails or is blocked on."""
+    def passed(record: dict) -> dict[str, bool]:
+        transitions = (record.get("contract") or {}).get("transitions") or {}
+        return {tid: t["status"] == "passed" for tid, t in transitions.items()}
+
+    was, now = passed(before), passed(after)
+    return tuple(sorted(i for i, ok in was.items() if ok and not now.get(i, False)))
+
+
 def total(record: dict) -> float | None:
     return (record.get("score") or {}).get("total")
 
@@ -49,6 +59,8 @@ def judge(candidate: dict, checkpoint: dict, rcfg: RepairConfig, fix_verified: b
         return verdict(False, f"page fault: {candidate['status']} ({candidate.get('reason', '')[:120]})")
     if broken:
         return verdict(False, "regression: passing test cases now fail: " + ", ".join(broken))
+    if broken_transitions := transition_flips(checkpoint, candidate):
+        return verdict(False, "regression: passing contract transitions now fail: " + ", ".join(broken_transitions))
     if "tampering" in candidate.get("flags", []) and "tampering" not in checkpoint.get("flags", []):
         return verdict(False, "regression: the candidate tampers with the evaluator")
     dropped = _dropped_dimensions(candidate, checkpoint, rcfg)

@@ -11,6 +11,7 @@ import itertools
 import json
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 from webmend.config import RepairConfig, load_model_config
@@ -71,12 +72,14 @@ def read_inputs(args: argparse.Namespace) -> list:
 
 def check_matches(inputs: list, items: dict, evaluations: dict, args: argparse.Namespace) -> None:
     if items and not any(match_item(items, raw.id) for raw in inputs):
-        raise UsageError(f"--tests {args.tests}: no item matches any page id (ids: {[r.id for r in inputs[:5]]} ...)")
+        raise UsageError(f"--tests/--contracts: no item matches any page id (ids: {[r.id for r in inputs[:5]]} ...)")
     if args.from_dir and not any(raw.id in evaluations for raw in inputs):
         raise UsageError(f"--from {args.from_dir}: no stored evaluation has the id of any page")
 
 
-def run_repair_command(args: argparse.Namespace) -> int:
+def run_repair_command(args: argparse.Namespace, attach_contracts: Callable[[dict], dict] | None = None) -> int:
+    """attach_contracts: the items with their tasks' contracts attached (the CLI wires the
+    contracts stage in; repair only reads what an item carries)."""
     from webmend.repair.run import load_evaluations, run_repair
 
     out = Path(args.out)
@@ -86,6 +89,11 @@ def run_repair_command(args: argparse.Namespace) -> int:
         judge = judge_spec(args, out)
         inputs = read_inputs(args)
         items = load_items(args.tests)
+        if attach_contracts is not None:
+            try:
+                items = attach_contracts(items)
+            except (ValueError, FileNotFoundError) as exc:
+                raise UsageError(f"--contracts: {exc}") from None
         evaluations = load_evaluations(args.from_dir)
         check_matches(inputs, items, evaluations, args)
     except UsageError as exc:

@@ -46,7 +46,23 @@ def diagnose(record: dict, cfg: EvalConfig, history: list[HistoryEntry] | None =
         requirements=_requirements(evidence.get("judge")),
         flags=list(record.get("flags") or []),
         history=list(history or []),
+        **_contract(record.get("contract")),
     )
+
+
+def _contract(result: dict | None) -> dict:
+    """Failed transitions, the passing ones (preserved like passing test cases) and the unmet
+    requirements, from the record's contract result."""
+    if not result or result.get("error"):
+        return {}
+    transitions = result.get("transitions") or {}
+    return {
+        "failed_transitions": [{"id": tid, "status": t["status"], "failed_step": t.get("failed_step"), "reason": t.get("reason", "")}
+                               for tid, t in transitions.items() if t["status"] != "passed"],
+        "passing_transitions": [tid for tid, t in transitions.items() if t["status"] == "passed"],
+        "unmet_requirements": [{**r, "score": (result.get("requirements") or {}).get(r["id"], 0.0)}
+                               for r in result.get("unmet") or []],
+    }
 
 
 def _shortfall(dims: dict, budget: dict[str, float | None]) -> dict[str, float]:
@@ -130,6 +146,10 @@ def as_text(d: Diagnosis) -> str:
                      f"blank canvas {g.canvas_blank}; no state change {g.no_state_change}; keys that worked {g.keys_worked}")
     if d.cdn_misses or d.blocked_requests:
         lines.append(f"missing libraries: {d.cdn_misses}; blocked requests: {d.blocked_requests[:5]}")
+    for t in d.failed_transitions:
+        lines.append(f"{t.status.upper()} contract transition {t.id}: step {t.failed_step}: {t.reason}")
+    for r in d.unmet_requirements:
+        lines.append(f"unmet {r.kind} requirement {r.id}: {r.text} (score {r.score:.2f})")
     for r in d.requirements:
         if r.status != "done":
             lines.append(f"requirement {r.status}: {r.requirement} ({r.evidence})")

@@ -31,6 +31,7 @@ from webmend.repair.router import not_repairable, route
 from webmend.schemas.hashing import sha256_hex
 from webmend.schemas.repair import Attempt, HistoryEntry, RepairRecord, RouteDecision
 from webmend.schemas.vocab import DIMENSIONS
+from webmend.schemas.contract import Contract, contract_hash
 
 log = logging.getLogger(__name__)
 
@@ -100,11 +101,20 @@ def repair_page(page: str, item: dict | None, evaluation: dict, cfg: RepairConfi
     if evaluation.get("config_hash") != cfg.evaluation.config_hash():
         log.info("%s: stored evaluation is from another evaluator config; evaluating the original again", page_id)
         evaluation = evaluate(page)
+    elif _contract_hash(item) != (evaluation.get("contract") or {}).get("contract_hash"):
+        # The task's contract is part of the verdict: its transitions are preserved like test cases.
+        log.info("%s: stored evaluation ran another contract (or none); evaluating the original again", page_id)
+        evaluation = evaluate(page)
     original = Checkpoint(0, page, evaluation)
     st = _resume(journal, original) or _State(checkpoint=original, score_path=[original.total],
                                                seen={original.content_hash})
     stop = _run_rounds(st, cfg, llm, evaluate, journal, progress, judge)
     return _trace(st, original, stop, cfg, time.perf_counter() - started)
+
+
+def _contract_hash(item: dict | None) -> str | None:
+    contract = (item or {}).get("contract")
+    return contract_hash(Contract.model_validate(contract)) if contract else None
 
 
 def _evaluator(item, cfg: RepairConfig, worker, page_id: str, keyframes_to):

@@ -76,6 +76,20 @@ class HistoryEntry(_Model):
     score_after: float | None
 
 
+class FailedTransition(_Model):
+    id: str
+    status: Literal["failed", "blocked"]
+    failed_step: int | None
+    reason: str
+
+
+class UnmetRequirement(_Model):
+    id: str
+    kind: Literal["explicit", "implicit"] | None
+    text: str
+    score: float
+
+
 class Diagnosis(_Model):
     """D(h): what the controller knows about a page, built from its stored evaluation only."""
 
@@ -100,6 +114,10 @@ class Diagnosis(_Model):
     requirements: list[Requirement] = Field(description="the judge's requirement audit, when there was one")
     flags: list[str]
     history: list[HistoryEntry]
+    failed_transitions: list[FailedTransition] = Field(
+        default=[], description="the task contract's transitions that failed or were blocked (docs/icg-format.md)")
+    passing_transitions: list[str] = Field(default=[], description="ids of passing contract transitions: preserved too")
+    unmet_requirements: list[UnmetRequirement] = Field(default=[], description="contract requirements with label z = 0")
 
 
 class DimensionDelta(_Model):

@@ -80,6 +80,7 @@ class ContractResult(_Model):
     reward: float | None = Field(description="r_web = 0.5 T + 0.25 Re + 0.25 Ri")
     requirements: dict[str, float] = {}
     labels: dict[str, int] = Field(default={}, description="z: 1 when every check of the requirement passed")
+    unmet: list[dict] = Field(default=[], description="{id, kind, text} of each requirement with z = 0")
     transitions: dict[str, ContractTransition] = {}
     initial: dict[str, bool | None] = {}
     initial_reasons: dict[str, str] = {}
