@@ -20,6 +20,10 @@ def add_contract_arguments(p) -> None:
     x.add_argument("pages", nargs="+", help="HTML files")
     x.add_argument("--out", help="write one result per page here (.jsonl); else to stdout")
     x.add_argument("--no-share", action="store_true", help="replay every transition's chain from a fresh load")
+    a = sub.add_parser("audit", help="write a contract's human audit sheet (HTML) from `execute` results")
+    a.add_argument("contract", help="a contract (.json)")
+    a.add_argument("results", nargs="?", help="`contract execute --out` lines for this contract (.jsonl)")
+    a.add_argument("--out", required=True, help="the sheet (.html)")
     v = sub.add_parser("validate", help="keep contracts that enough reference pages can execute")
     v.add_argument("contracts", nargs="+", help=".json, .jsonl (as `contract build` writes) or folders of contract.json")
     v.add_argument("--refs", nargs="+", required=True,
@@ -65,7 +69,23 @@ def tasks_from(paths: list[str]) -> list[dict]:
 
 
 def run_contract(args) -> int:
-    return {"build": _build, "execute": _execute, "validate": _validate}[args.contract_command](args)
+    return {"build": _build, "execute": _execute, "validate": _validate, "audit": _audit}[args.contract_command](args)
+
+
+def _audit(args) -> int:
+    from webmend.contracts.audit import audit_sheet
+    from webmend.contracts.executable import load_contracts
+
+    contract = load_contracts([args.contract])[0]
+    lines = Path(args.results).read_text(encoding="utf-8").splitlines() if args.results else []
+    results = [r for r in map(json.loads, filter(str.strip, lines)) if r.get("task_id") == contract["task"]["id"]]
+    out = Path(args.out)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    tmp = out.with_suffix(".tmp")
+    tmp.write_text(audit_sheet(contract, results), encoding="utf-8")
+    tmp.replace(out)
+    print(f"{out}: {len(results)} page(s)", file=sys.stderr)
+    return 0
 
 
 def _execute(args) -> int:
