@@ -100,7 +100,8 @@ def cmd_evaluate(args) -> int:
     from webmend.evaluate.inputs import iter_pages, iter_responses, load_items
     from webmend.evaluate.run import RESULTS, iter_records, run_evaluation
     from webmend.evaluate.traces import write_results_traces
-    from webmend.pool.batches import input_hash
+    from webmend.evaluate.inputs import match_item
+    from webmend.pool.batches import batch_hash, input_hash
 
     if not args.pages and not args.responses:
         print("webmend evaluate: give PAGES and/or --responses FILE", file=sys.stderr)
@@ -137,6 +138,7 @@ def cmd_evaluate(args) -> int:
             print(f"webmend evaluate: --contracts: {exc}", file=sys.stderr)
             return 2
     hashes: list[str] = []  # content hash per input index, for the trace tables
+    key_hashes: list[str] = []  # what names each input in the batch keys (with its contract's hash)
 
     def inputs():
         n = 0
@@ -149,6 +151,7 @@ def cmd_evaluate(args) -> int:
     def hashed(stream):
         for raw in stream:
             hashes.append(input_hash(raw))
+            key_hashes.append(batch_hash(hashes[-1], match_item(items, raw.id)))
             yield raw
 
     stream = hashed(inputs()) if args.data_root else inputs()
@@ -156,12 +159,11 @@ def cmd_evaluate(args) -> int:
     print(json.dumps({k: summary[k] for k in ("pages", "pages_by_status", "pages_by_state", "mean_score", "weighted_pass_rate")}, indent=2))
     print(f"results: {Path(args.out) / 'results.jsonl'}", file=sys.stderr)
     if args.data_root:
-        from webmend.evaluate.inputs import match_item
         from webmend.evaluate.traces import input_fields
 
         fields = (input_fields(raw, match_item(items, raw.id), cfg.min_page_chars) for raw in inputs())
         written = write_results_traces(iter_records(Path(args.out) / RESULTS), hashes, args.data_root, cfg.config_hash(),
-                                       fields=fields)
+                                       fields=fields, key_hashes=key_hashes)
         print(f"traces: {args.data_root} (run {written['run_id']}: {written['written']} batches written, "
               f"{written['skipped']} already there)", file=sys.stderr)
     return 0

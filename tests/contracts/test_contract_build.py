@@ -96,3 +96,19 @@ def test_the_cli_writes_kept_contracts_and_rejects(server, tmp_path, capsys):  #
     assert json.loads((out / "summary.json").read_text()) == {"tasks": 2, "kept": 1, "rejected": 1, "sent_back": 0,
                                                                "llm_calls": 6}
     assert main(["contract", "build", str(tmp_path / "missing.jsonl"), "--model", "openai/x"]) == 2
+
+
+def test_the_pipeline_stage_commits_a_build_and_a_rerun_makes_no_call(server, tmp_path):  # noqa: F811
+    """contract_stage: ROOT/_contracts/KEY/ and the contracts table; the same tasks and model again
+    find the committed build."""
+    from webmend.contracts.stage import contract_stage
+    from webmend.store import DataRoot
+
+    server.script(*stage_replies(TODO))
+    first = contract_stage(str(tmp_path), [TASK], "openai/scripted", make_client())
+    assert first.built and first.summary["kept"] == 1 and len(server.requests) == 4
+    (row,) = DataRoot(str(tmp_path)).read("contracts").to_pylist()
+    assert row["id"] == "todo_list" and row["transitions"] == 5 and row["requirements_implicit"] == 2
+    assert json.loads(row["contract"])["transitions"] == TODO["transitions"]
+    again = contract_stage(str(tmp_path), [TASK], "openai/scripted", make_client())
+    assert not again.built and again.key == first.key and again.summary == first.summary and len(server.requests) == 4

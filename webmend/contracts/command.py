@@ -7,6 +7,7 @@ import sys
 from pathlib import Path
 
 from webmend.contracts.executable import FilterConfig
+from webmend.contracts.stage import write_lines
 
 
 def add_contract_arguments(p) -> None:
@@ -102,7 +103,7 @@ def _execute(args) -> int:
         s = run.score
         print(f"{page}: T={s.transition_validity} Re={s.req_explicit} Ri={s.req_implicit} r_web={s.reward}", file=sys.stderr)
     if args.out:
-        _write_lines(Path(args.out), lines)
+        write_lines(Path(args.out), lines)
     else:
         print("".join(json.dumps(r, sort_keys=True) + "\n" for r in lines), end="")
     return 0
@@ -124,8 +125,8 @@ def _validate(args) -> int:
         print(f"{tid}: {'kept' if verdict.kept else 'dropped (' + verdict.reason + ')'}: {verdict.detail}", file=sys.stderr)
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
-    _write_lines(out / "contracts.jsonl", [c for c, _ in kept])
-    _write_lines(out / "verdicts.jsonl", [v.to_dict() for _, v in kept + dropped])
+    write_lines(out / "contracts.jsonl", [c for c, _ in kept])
+    write_lines(out / "verdicts.jsonl", [v.to_dict() for _, v in kept + dropped])
     summary = {"contracts": len(contracts), "kept": len(kept), "dropped": len(dropped),
                "by_reason": {r: sum(v.reason == r for _, v in dropped) for r in sorted({v.reason for _, v in dropped})},
                "rules": rules.model_dump(), "unclaimed_pages": unclaimed}
@@ -135,7 +136,8 @@ def _validate(args) -> int:
 
 
 def _build(args) -> int:
-    from webmend.contracts.build import ContractModel, build_contract
+    from webmend.contracts.build import ContractModel
+    from webmend.contracts.stage import build_contracts
     from webmend.llm.cache import ResponseCache
     from webmend.llm.settings import GenerationSettings
 
@@ -144,25 +146,7 @@ def _build(args) -> int:
             print(f"webmend contract build: {path}: no such file", file=sys.stderr)
             return 2
     out = Path(args.out)
-    out.mkdir(parents=True, exist_ok=True)
     model = ContractModel(GenerationSettings().client(args.model), ResponseCache(out / "cache"))
-    kept, rejected = [], []
-    for task in tasks_from(args.prompts):
-        result = build_contract(task, model)
-        (kept if result.kept else rejected).append(result)
-        print(f"{task['id']}: {'kept' if result.kept else 'rejected'}"
-              + (" (sent back once)" if result.sent_back else ""), file=sys.stderr)
-    _write_lines(out / "contracts.jsonl", [r.contract for r in kept])
-    _write_lines(out / "rejects.jsonl", [{"task_id": r.task_id, "problems": r.problems, "sent_back": r.sent_back}
-                                         for r in rejected])
-    summary = {"tasks": len(kept) + len(rejected), "kept": len(kept), "rejected": len(rejected),
-               "sent_back": sum(r.sent_back for r in kept + rejected), "llm_calls": model.calls}
-    (out / "summary.json").write_text(json.dumps(summary, indent=2) + "\n")
+    summary = build_contracts(tasks_from(args.prompts), model, out)
     print(json.dumps(summary, indent=2))
     return 0
-
-
-def _write_lines(path: Path, rows: list[dict]) -> None:
-    tmp = path.with_suffix(".tmp")
-    tmp.write_text("".join(json.dumps(r, sort_keys=True) + "\n" for r in rows), encoding="utf-8")
-    tmp.replace(path)

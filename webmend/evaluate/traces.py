@@ -111,6 +111,7 @@ def contract_rows(record: dict, *, run_id: str, page_hash: str, config_hash: str
                                  "transitions_run", "elapsed_s", "error")},
         "labels": json.dumps(c.get("labels") or {}, sort_keys=True),
         "requirements": json.dumps(c.get("requirements") or {}, sort_keys=True),
+        "unmet": json.dumps(c.get("unmet") or [], sort_keys=True),
         "transitions": transitions, **counts, "page_status": record["status"],
         "family": (record.get("item") or {}).get("category"), **_common(record, run_id, page_hash, config_hash),
     }]
@@ -225,17 +226,20 @@ def write_keyed(records: list[dict], root: DataRoot | str, key: str, *, run_id: 
 
 def write_results_traces(records: Iterable[dict], content_hashes: Sequence[str], root: DataRoot | str,
                          config_hash: str, *, batch_size: int = DEFAULT_BATCH_SIZE, run_id: str | None = None,
-                         replace: bool = False, fields: Iterable[dict] | None = None) -> dict:
+                         replace: bool = False, fields: Iterable[dict] | None = None,
+                         key_hashes: Sequence[str] | None = None) -> dict:
     """The trace tables of a `webmend evaluate` run: its records (results.jsonl, input order) with
     the content hash of each input (by index), in the chunks and under the keys that
     build-refined-pool gives the same corpus and config at the same batch size, so a corpus
     evaluated both ways has its rows once. Streams the records one chunk at a time.
 
     fields: `input_fields` of each input, in input order (read again from the inputs, so pages are
-    never all held in memory). Returns {"run_id", "batches", "written", "skipped"}.
+    never all held in memory). key_hashes: what names each input in the batch keys when it is not
+    its content hash alone (pool.batches.batch_hash: pages with a contract). Returns {"run_id",
+    "batches", "written", "skipped"}.
     """
     root = root if isinstance(root, DataRoot) else DataRoot(root)
-    keys = chunk_keys(content_hashes, config_hash, batch_size)
+    keys = chunk_keys(key_hashes or content_hashes, config_hash, batch_size)
     fields = iter(fields) if fields is not None else None
     run_id = run_id or "evaluate-" + make_key("webmend-evaluate", *keys, config_hash)[:12]
     written = 0

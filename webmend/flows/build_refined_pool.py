@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import logging
 import sys
 from dataclasses import dataclass
 from pathlib import Path
@@ -29,6 +30,8 @@ from webmend.pool.batches import DEFAULT_BATCH_SIZE
 from webmend.pool.inputs import items_from_prompts
 from webmend.stage.run import run_stage
 from webmend.store import DEFAULT_ROOT
+
+log = logging.getLogger(__name__)
 
 FLOW_NAME = "build-refined-pool"
 
@@ -65,6 +68,8 @@ def build_refined_pool(
     export_out: str | None = None,
     export_config: str | None = None,
     export_routes: list[str] | None = None,
+    contracts: list[str] | None = None,
+    contract_model: str | None = None,
 ) -> dict:
     """responses: JSONL files of raw answers; pages: HTML files or folders; items: HTMLBench test
     items (JSONL); data_root: folder or fsspec URL of the trace tables; config: evaluator config
@@ -85,8 +90,14 @@ def build_refined_pool(
     incremental: evaluate (and repair) only pages not evaluated yet under `config`, by content hash
     (the nightly refresh). export: end in a gated export (docs/export.md) of the whole data root to
     `export_out` (default ROOT/corpus) with `export_config`, `export_routes` (default all) and the
-    `benchmark` files for the decontamination re-check; a night with nothing new writes nothing."""
+    `benchmark` files for the decontamination re-check; a night with nothing new writes nothing.
+    contracts: task contract files (.json, .jsonl, folders; docs/icg-format.md) that evaluation,
+    repair and export use for the pages of their tasks; contract_model: litellm model that builds a
+    contract for every kept prompt without test cases (validated, cached, rejects recorded under
+    ROOT/_contracts/KEY/), added to `contracts`. Pages with neither test cases nor a contract are
+    evaluated as before; the result counts them (`unchecked_pages`)."""
     generated = None
+    built = None
     if prompts:
         if not model:
             raise ValueError("prompts need a model (litellm provider string)")
@@ -97,8 +108,11 @@ def build_refined_pool(
                                              replace)
         responses = [*(responses or []), generated.responses]
         items = items or items_from_prompts(prompts)
+        if contract_model:
+            built = tasks.build_contracts(data_root, kept.prompts, items, contract_model, generation, replace)
+            contracts = [*(contracts or []), built.contracts]
     plan, cfg = tasks.read_corpus(pages or [], responses or [], items, config, data_root, batch_size, run_id, replace,
-                                  incremental)
+                                  incremental, contracts)
     repairing = _plan_repair(plan, cfg, data_root, repair_config, repair_rounds, repair_bands, repair_model,
                              repair_max_cost, replace) if repair else None
     failed, repair_failed = [], []
@@ -116,13 +130,25 @@ def build_refined_pool(
         summary["repair"] = {"run_id": repairing.run_id, "batches": len(repairing.plan.batches),
                              "repaired_batches": len(repairing.plan.pending),
                              **tasks.summarize_repair(data_root, repairing.plan.keys, repairing.run_id)}
-    out = {"run_id": plan.run_id, "batches": len(plan.batches), "evaluated_batches": len(plan.pending), **summary}
+    out = {"run_id": plan.run_id, "batches": len(plan.batches), "evaluated_batches": len(plan.pending), **summary,
+           "unchecked_pages": unchecked_pages(plan)}
+    if built is not None:
+        out["contracts"] = {"key": built.key, "built": built.built, **built.summary}
     if generated is not None:
         out["generation"] = {"key": generated.key, "generated": generated.generated, **generated.summary}
     if export:
         out["export"] = tasks.export_corpus(data_root, export_out, export_config, export_routes, benchmark or [],
                                             plan.run_id)
     return out
+
+
+def unchecked_pages(plan) -> int:
+    """Pages of this run with neither test cases nor a contract: scored by the probe alone."""
+    n = sum(1 for b in plan.batches for job in b.items
+            if not (job.item or {}).get("test_cases") and not (job.item or {}).get("contract"))
+    if n:
+        log.warning("%d page(s) have neither test cases nor a contract: functionality comes from the probe alone", n)
+    return n
 
 
 def expand_inputs(paths: list[str]) -> list[str]:
@@ -226,6 +252,8 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--export-out", help="export folder or fsspec URL (default ROOT/corpus)")
     p.add_argument("--export-config", help="export config file (TOML/JSON, docs/export.md)")
     p.add_argument("--export-routes", nargs="+", choices=("raw", "filtered", "refined"))
+    p.add_argument("--contracts", nargs="+", help="task contracts (.json, .jsonl or folders; docs/icg-format.md)")
+    p.add_argument("--contract-model", help="litellm model that builds contracts for prompts without test cases")
     add_settings_arguments(p)  # generation limits: --max-tokens, --seed, --workers, --rpm, ... (docs/generation.md)
     a = p.parse_args(argv)
     result = build_refined_pool(responses=a.responses, pages=a.pages, items=a.items, data_root=a.data_root,
@@ -238,7 +266,8 @@ def main(argv: list[str] | None = None) -> int:
                                repair_rounds=a.repair_rounds, repair_bands=a.repair_bands,
                                repair_max_cost=a.repair_max_cost, repair_config=a.repair_config,
                                incremental=a.incremental, export=a.export, export_out=a.export_out,
-                               export_config=a.export_config, export_routes=a.export_routes)
+                               export_config=a.export_config, export_routes=a.export_routes,
+                               contracts=a.contracts, contract_model=a.contract_model)
     print(json.dumps(result, indent=2, default=str))
     return 0
 

@@ -15,6 +15,9 @@ from prefect.cache_policies import NO_CACHE
 from prefect_dask import DaskTaskRunner
 
 from webmend.config import EvalConfig, RepairConfig, load_config
+from webmend.contracts.command import items_with_contracts
+from webmend.contracts.stage import ContractOutcome, contract_stage
+from webmend.evaluate.inputs import load_items
 from webmend.llm.settings import GenerationSettings
 from webmend.pool import batches as core
 from webmend.pool import inputs as pool_inputs
@@ -47,12 +50,23 @@ def generate_responses(data_root: str, prompts: tuple, model: str, samples: int,
     return pool_inputs.generation_stage(data_root, prompts, model, samples, temperatures, settings, replace=replace)
 
 
+@task(name="build-contracts", cache_policy=NO_CACHE)
+def build_contracts(data_root: str, prompts: tuple, items: str | None, model: str,
+                    settings: GenerationSettings | None = None, replace: bool = False) -> ContractOutcome:
+    """A contract for every kept prompt without test cases (docs/icg-format.md); retries of
+    429/5xx live in the LLM client, and a committed build makes no call."""
+    with_tests = {pid for pid, item in load_items(items).items() if item.get("test_cases")} if items else set()
+    todo = [{"id": p.id, "prompt": p.prompt, "family": None} for p in prompts if p.id not in with_tests]
+    return contract_stage(data_root, todo, model, (settings or GenerationSettings()).client(model), replace)
+
+
 @task(name="read-corpus", cache_policy=NO_CACHE)
 def read_corpus(pages: list[str], responses: list[str], items: str | None, config: str | None,
                 data_root: str, batch_size: int, run_id: str | None, replace: bool,
-                incremental: bool = False) -> tuple[core.Plan, EvalConfig]:
+                incremental: bool = False, contracts: list[str] | None = None) -> tuple[core.Plan, EvalConfig]:
     cfg = load_config(config)
-    return core.load_plan(data_root, pages, responses, items, cfg, batch_size, run_id, replace, incremental), cfg
+    attach = (lambda found: items_with_contracts(found, contracts)) if contracts else None
+    return core.load_plan(data_root, pages, responses, items, cfg, batch_size, run_id, replace, incremental, attach), cfg
 
 
 @task(name="evaluate-batch", task_run_name="evaluate-batch-{batch.index}", cache_policy=NO_CACHE,

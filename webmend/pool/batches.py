@@ -8,6 +8,8 @@ so a rerun of the same corpus and config cuts the same batches and skips every c
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import logging
 from dataclasses import dataclass
 from pathlib import Path
@@ -19,6 +21,7 @@ from webmend.evaluate.inputs import RawInput, iter_pages, iter_responses, load_i
 from webmend.schemas.hashing import sha256_hex
 from webmend.stage.batches import Batch, cut
 from webmend.store import DataRoot, make_key
+from webmend.schemas.contract import Contract, contract_hash
 
 log = logging.getLogger(__name__)
 
@@ -57,6 +60,15 @@ def input_hash(raw: RawInput) -> str:
     return sha256_hex(f"unusable\x1f{raw.id}\x1f{raw.source}\x1f{raw.reject}")
 
 
+def batch_hash(content_hash: str, item: dict | None) -> str:
+    """What names a page's place in a batch key: its content hash, and its task contract's hash when
+    it has one. A contract is an input: adding or changing one makes its batch new, not done."""
+    contract = (item or {}).get("contract")
+    if not contract:
+        return content_hash
+    return sha256_hex(f"{content_hash}\x1f{contract_hash(Contract.model_validate(contract))}")
+
+
 def read_corpus(pages: Sequence[str] = (), responses: Sequence[str] = ()) -> list[RawInput]:
     """Page files/folders first, then response JSONL files, indexed in that order (as `webmend evaluate`)."""
     inputs = list(iter_pages(pages))
@@ -75,7 +87,7 @@ def cut_batches(inputs: Sequence[RawInput], items: dict[str, dict], config_hash:
     """Fixed-size chunks in input order (the last may be shorter): the same corpus, the same keys
     (as `webmend evaluate --data-root` writes them)."""
     jobs = [PageJob(raw, match_item(items, raw.id), input_hash(raw)) for raw in inputs]
-    return cut(traces.STAGE, jobs, [j.content_hash for j in jobs], config_hash, batch_size)
+    return cut(traces.STAGE, jobs, [batch_hash(j.content_hash, j.item) for j in jobs], config_hash, batch_size)
 
 
 def default_run_id(batches: Sequence[Batch], config_hash: str) -> str:
@@ -113,11 +125,13 @@ def plan_pool(root: DataRoot, inputs: Sequence[RawInput], items: dict[str, dict]
 
 def load_plan(root: str, pages: Sequence[str], responses: Sequence[str], items_path: str | None,
               cfg: EvalConfig, batch_size: int, run_id: str | None = None, replace: bool = False,
-              incremental: bool = False) -> Plan:
+              incremental: bool = False, attach: Callable[[dict], dict] | None = None) -> Plan:
+    """attach: the items with their tasks' contracts attached (the flow wires the contracts stage in)."""
     for path in responses:
         if not Path(path).is_file():
             raise FileNotFoundError(f"responses file {path}: no such file")
-    return plan_pool(DataRoot(root), read_corpus(pages, responses), load_items(items_path), cfg,
+    items = load_items(items_path)
+    return plan_pool(DataRoot(root), read_corpus(pages, responses), attach(items) if attach else items, cfg,
                      batch_size, run_id, replace, incremental)
 
 

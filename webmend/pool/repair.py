@@ -58,6 +58,7 @@ def stored_records(root: DataRoot, eval_key: str) -> dict[str, dict]:
         tests.setdefault(t["content_hash"], []).append({
             "id": t["test_id"], "name": t["test_name"] or "", "passed": t["passed"], "weight": t["weight"],
             "failed_step": t["failed_step"], "failed_action": t["failed_action"], "error": t["error"]})
+    contracts = {c["content_hash"]: contract_from_row(c) for c in _rows(root, "contract_results", eval_key)}
     out = {}
     for e in evaluations:
         score = None if e["score_total"] is None else {"total": e["score_total"],
@@ -69,8 +70,21 @@ def stored_records(root: DataRoot, eval_key: str) -> dict[str, dict]:
             "blocked_requests": list(e["blocked_requests"] or []), "config_hash": e["config_hash"],
             "evidence": json.loads(e["evidence"]) if e["evidence"] else None,
             "trace_summary": json.loads(e["trace_summary"]) if e["trace_summary"] else None, "keyframes": [],
+            "contract": contracts.get(e["content_hash"]),
         }
     return out
+
+
+def contract_from_row(row: dict) -> dict:
+    """The record's `contract` field from its contract_results row (assertion verdicts are not kept)."""
+    return {
+        **{k: row[k] for k in ("task_id", "contract_hash", "transition_validity", "req_explicit", "req_implicit",
+                               "reward", "documents", "transitions_run", "elapsed_s", "error")},
+        "labels": json.loads(row["labels"] or "{}"), "requirements": json.loads(row["requirements"] or "{}"),
+        "unmet": json.loads(row.get("unmet") or "[]"),
+        "transitions": {t["id"]: {"status": t["status"], "failed_step": t["failed_step"], "reason": t["reason"] or "",
+                                  "assertions": {}} for t in row["transitions"] or []},
+    }
 
 
 def _rows(root: DataRoot, table: str, key: str) -> list[dict]:

@@ -2,7 +2,6 @@
 
 Defined once here; `webmend.store` validates every write against these schemas and docs/data-root.md
 describes them (`tables.schema.json` beside this module is generated from them, see `render_tables`).
-contracts is provisional until its stage lands.
 """
 
 from __future__ import annotations
@@ -110,6 +109,7 @@ TABLES: dict[str, pa.Schema] = {
         _f("transition_validity", pa.float64()), _f("req_explicit", pa.float64()), _f("req_implicit", pa.float64()),
         _f("reward", pa.float64()),
         _f("labels", _JSON), _f("requirements", _JSON),  # {requirement id: z}, {requirement id: score}
+        _f("unmet", _JSON),  # [{id, kind, text}] of the requirements with z = 0
         _f("transitions", pa.list_(pa.struct([_f("id", pa.string()), _f("status", pa.string()),
                                               _f("failed_step", pa.int32()), _f("reason", pa.string())]))),
         _f("passed", pa.int32()), _f("failed", pa.int32()), _f("blocked", pa.int32()),
@@ -150,14 +150,12 @@ TABLES: dict[str, pa.Schema] = {
         _f("rounds", pa.int32()), _f("stop_reason", pa.string()), _f("html", pa.string()),
         _f("status", pa.string()), _f("flags", pa.list_(pa.string())),  # the checkpoint's verified evaluation
     ),
-    # Provisional. One executable interaction contract (ICG) per task. content_hash: the contract JSON's.
+    # One interaction contract per task, as built by the pipeline's contract stage (docs/icg-format.md).
+    # content_hash: schemas.contract.contract_hash; executions are contract_results rows.
     "contracts": _schema(
         _f("id", pa.string(), False), _f("prompt_id", pa.string()), _f("contract", _JSON),
         _f("states", pa.int32()), _f("transitions", pa.int32()), _f("assertions", pa.int32()),
         _f("requirements_explicit", pa.int32()), _f("requirements_implicit", pa.int32()),
-        _f("page_hash", pa.string()),  # page the contract was executed on, when any
-        _f("transition_validity", pa.float64()), _f("req_explicit", pa.float64()),
-        _f("req_implicit", pa.float64()), _f("reward", pa.float64()),
     ),
     # One row per exported training example (docs/export.md), written when a version is published:
     # run_id is the export version, config_hash the export config's, content_hash the exported page's.

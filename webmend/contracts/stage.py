@@ -1,0 +1,92 @@
+"""Building contracts for many tasks into a folder, and the pipeline's contract stage
+(build-refined-pool with a contract model: a contract for every kept prompt without test cases).
+
+Pure core, no Prefect: `build_contracts` (used by `webmend contract build` too) and
+`contract_stage` (a data root's `_contracts/KEY/` folder plus the `contracts` table). The folder's
+`summary.json` is written last: a folder with one is committed, and a rerun makes no call.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+from dataclasses import dataclass
+from pathlib import Path
+
+from webmend.schemas.contract import Contract, contract_hash
+from webmend.store import DataRoot, make_key
+
+log = logging.getLogger(__name__)
+
+CONTRACTS_DIR = "_contracts"  # under a data root: one folder per contract build (KEY/)
+CACHE_DIR = "cache/contracts"
+STAGE = "contracts"
+
+
+def build_contracts(tasks: list[dict], model, out: Path) -> dict:
+    """A contract per task ({id, prompt, family?}) with `model` (build.ContractModel) into
+    OUT/contracts.jsonl, the rejects with their reasons into OUT/rejects.jsonl, then OUT/summary.json;
+    returns the summary."""
+    from webmend.contracts.build import build_contract  # litellm takes seconds to import
+
+    out.mkdir(parents=True, exist_ok=True)
+    kept, rejected = [], []
+    for task in tasks:
+        result = build_contract(task, model)
+        (kept if result.kept else rejected).append(result)
+        log.info("%s: %s%s", task["id"], "kept" if result.kept else "rejected", " (sent back once)" if result.sent_back else "")
+    write_lines(out / "contracts.jsonl", [r.contract for r in kept])
+    write_lines(out / "rejects.jsonl", [{"task_id": r.task_id, "problems": r.problems, "sent_back": r.sent_back}
+                                        for r in rejected])
+    summary = {"tasks": len(kept) + len(rejected), "kept": len(kept), "rejected": len(rejected),
+               "sent_back": sum(r.sent_back for r in kept + rejected), "llm_calls": model.calls}
+    write_lines(out / "summary.json", [summary])
+    return summary
+
+
+@dataclass(frozen=True)
+class ContractOutcome:
+    key: str
+    contracts: str  # path of contracts.jsonl
+    summary: dict
+    built: bool  # False when this build was committed before (no calls)
+
+
+def contract_stage(data_root: str, tasks: list[dict], model: str, client, replace: bool = False) -> ContractOutcome:
+    """Build (or find committed) the contracts of `tasks` with `model` (`client`: its LLMClient,
+    made by the caller from the generation settings) under ROOT/_contracts/KEY/, KEY from the tasks
+    and the model; the kept contracts also become rows of the `contracts` table."""
+    from webmend.contracts.build import BUILD_PARAMS, ContractModel
+    from webmend.llm.cache import ResponseCache
+
+    root = DataRoot(data_root)
+    key = make_key(STAGE, *(f"{t['id']}\x1f{t['prompt']}\x1f{t.get('family')}" for t in tasks), model,
+                   json.dumps(BUILD_PARAMS, sort_keys=True))
+    out = Path(root.path) / CONTRACTS_DIR / key
+    if not replace and (out / "summary.json").is_file():
+        log.info("contracts %s committed before: no calls", key)
+        return ContractOutcome(key, str(out / "contracts.jsonl"), json.loads((out / "summary.json").read_text()), False)
+    summary = build_contracts(tasks, ContractModel(client, ResponseCache(Path(root.path) / CACHE_DIR)), out)
+    rows = [contract_row(json.loads(line), run_id=f"contracts-{key[:12]}", config_hash=make_key(STAGE, model))
+            for line in (out / "contracts.jsonl").read_text(encoding="utf-8").splitlines() if line.strip()]
+    root.write("contracts", rows, key=key, mode="replace")
+    return ContractOutcome(key, str(out / "contracts.jsonl"), summary, True)
+
+
+def contract_row(data: dict, *, run_id: str, config_hash: str) -> dict:
+    """A `contracts` table row: the contract and its counts (no page: executions are contract_results)."""
+    c = Contract.model_validate(data)
+    return {
+        "id": c.task.id, "prompt_id": c.task.id, "contract": json.dumps(data, sort_keys=True),
+        "states": len(c.states), "transitions": len(c.transitions),
+        "assertions": sum(len(t.assertions) for t in c.transitions) + len(c.initial_contract.checks),
+        "requirements_explicit": sum(r.kind == "explicit" for r in c.requirements),
+        "requirements_implicit": sum(r.kind == "implicit" for r in c.requirements),
+        "run_id": run_id, "content_hash": contract_hash(c), "config_hash": config_hash,
+    }
+
+
+def write_lines(path: Path, rows: list[dict]) -> None:
+    tmp = path.with_suffix(".tmp")
+    tmp.write_text("".join(json.dumps(r, sort_keys=True) + "\n" for r in rows), encoding="utf-8")
+    tmp.replace(path)
