@@ -141,10 +141,15 @@ def export_rows(sel: Selection, cfg: ExportConfig, version: str) -> list[dict]:
 
 def version_id(cfg: ExportConfig, sel: Selection) -> str:
     """From the export config and every exported (route, page) and pair: same inputs, same version."""
-    parts = [f"{r}\x1e{p.id}\x1e{p.content_hash}\x1e{p.score}\x1e{p.original_score}"
+    parts = [f"{r}\x1e{p.id}\x1e{p.content_hash}\x1e{p.score}\x1e{p.original_score}" + _contract_part(p)
              for r, pages in sorted(sel.routes.items()) for p in pages]
     parts += [f"pair\x1e{x.chosen.content_hash}\x1e{x.rejected.content_hash}\x1e{x.rejected.score}" for x in sel.pairs]
     return "v-" + make_key("export", cfg.config_hash(), *parts)[:16]
+
+
+def _contract_part(page) -> str:
+    # Only pages with a contract result add to the hash: versions of corpora without contracts stay put.
+    return "" if page.contract_reward is None else f"\x1e{page.contract_reward}\x1e{page.contract_labels}"
 
 
 def dataset_name(cfg: ExportConfig, route: str, fmt: str) -> str:
@@ -178,7 +183,8 @@ def _staged(writers: dict[str, PartWriter], cfg: ExportConfig, route: str) -> li
 
 def sft_row(fmt: str, page, html: str, route: str, system: str) -> dict:
     meta = {"id": page.id, "prompt_id": page.prompt_id, "family": page.family, "source_run": page.source_run,
-            "score": page.score, "original_score": page.original_score, "route": route, "content_hash": page.content_hash}
+            "score": page.score, "original_score": page.original_score, "route": route, "content_hash": page.content_hash,
+            "contract_reward": page.contract_reward, "contract_labels": page.contract_labels}
     if fmt == "sharegpt":
         return {"messages": documents.messages(system, page.prompt, html), **meta}
     return {"system": system, "instruction": page.prompt, "input": "", "output": html, **meta}

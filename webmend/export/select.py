@@ -48,6 +48,10 @@ class Page:
     state: str | None = None  # the stored band of this page's verified total
     eval_config: str | None = None  # config hash of the page's evaluation ...
     repair_config: str | None = None  # ... and of the repair run that verified the checkpoint
+    # The task contract's reward and labels z (JSON) on this page, when it was evaluated with one;
+    # a repaired checkpoint's candidates keep no contract result, so its are null.
+    contract_reward: float | None = None
+    contract_labels: str | None = None
 
 
 @dataclass(frozen=True)
@@ -85,12 +89,16 @@ def _complete_sql(column: str) -> str:
 def _evaluation_sql(runs: list[str] | None) -> str:
     where = "" if not runs else "WHERE e.run_id IN (" + ", ".join("'" + r.replace("'", "''") + "'" for r in runs) + ")"
     return f"""
-        WITH p AS (SELECT id, any_value(prompt) AS prompt, any_value(family) AS family FROM prompts GROUP BY id)
-        SELECT e.id, coalesce(e.prompt_id, split_part(e.id, '#', 1)) AS prompt_id,
+        WITH p AS (SELECT id, any_value(prompt) AS prompt, any_value(family) AS family FROM prompts GROUP BY id),
+             c AS (SELECT id, content_hash, config_hash, run_id, any_value(reward) AS reward,
+                          any_value(labels) AS labels FROM contract_results GROUP BY ALL)
+        SELECT e.id, c.reward AS contract_reward, c.labels AS contract_labels, coalesce(e.prompt_id, split_part(e.id, '#', 1)) AS prompt_id,
                coalesce(e.prompt, p.prompt) AS prompt, coalesce(e.family, p.family) AS family,
                e.run_id, e.score_total, e.state, e.status, e.flags, e.page_hash, e.content_hash AS input_hash, e.config_hash,
                e.page IS NOT NULL AS has_page, {_complete_sql('e.page')} AS complete
-        FROM evaluations e LEFT JOIN p ON p.id = coalesce(e.prompt_id, split_part(e.id, '#', 1)) {where}
+        FROM evaluations e LEFT JOIN p ON p.id = coalesce(e.prompt_id, split_part(e.id, '#', 1))
+             LEFT JOIN c ON c.id = e.id AND c.content_hash = e.content_hash AND c.config_hash = e.config_hash
+                        AND c.run_id = e.run_id {where}
         ORDER BY e.id, e.score_total DESC NULLS LAST, e.page_hash NULLS LAST, e.run_id, e.config_hash"""
 
 
@@ -134,7 +142,8 @@ def read_pages(con, runs: list[str] | None = None) -> tuple[list[Page], dict[tup
             id=r["id"], prompt_id=r["prompt_id"], prompt=r["prompt"], family=r["family"], source_run=r["run_id"],
             score=r["score_total"], original_score=r["score_total"], original_state=r["state"], status=r["status"],
             flags=tuple(r["flags"] or ()), complete=bool(r["complete"]), has_page=bool(r["has_page"]),
-            content_hash=r["page_hash"] or r["input_hash"], table=EVALUATIONS, state=r["state"], eval_config=r["config_hash"])
+            content_hash=r["page_hash"] or r["input_hash"], table=EVALUATIONS, state=r["state"], eval_config=r["config_hash"],
+            contract_reward=r["contract_reward"], contract_labels=r["contract_labels"])
     best: dict[tuple[str, str], dict] = {}
     for r in _dicts(con.execute(_CHECKPOINT_SQL)):
         best.setdefault((r["id"], r["original_hash"]), r)
@@ -149,7 +158,9 @@ def read_pages(con, runs: list[str] | None = None) -> tuple[list[Page], dict[tup
             status=r["status"] if r["status"] is not None or not round0 else original.status,
             flags=tuple(r["flags"] or ()) if r["status"] is not None or not round0 else original.flags,
             complete=bool(r["complete"]), has_page=bool(r["has_page"]), content_hash=r["content_hash"],
-            table=CHECKPOINTS, original_hash=original.content_hash, round=r["round"], repair_config=r["config_hash"])
+            table=CHECKPOINTS, original_hash=original.content_hash, round=r["round"], repair_config=r["config_hash"],
+            contract_reward=original.contract_reward if round0 else None,
+            contract_labels=original.contract_labels if round0 else None)
     return list(originals.values()), checkpoints, list(superseded.values())
 
 

@@ -32,6 +32,8 @@ METADATA_FIELDS = [
     _f("original_score", pa.float64()),  # its total before repair (= score when not repaired)
     _f("route", pa.string(), False),  # ROUTES
     _f("content_hash", pa.string(), False),  # sha256 of the exported page
+    _f("contract_reward", pa.float64()),  # r_web of the task contract on this page (docs/icg-format.md), when run
+    _f("contract_labels", pa.string()),  # its labels z as JSON {requirement id: 0|1}: the RL critic's targets
 ]
 
 FILE_SCHEMAS: dict[str, pa.Schema] = {
