@@ -6,7 +6,9 @@
 #   scripts/prefect-local.sh down    stop the worker and the server this script started
 #   scripts/prefect-local.sh env     print the exports that point prefect/webmend at this server
 #   scripts/prefect-local.sh demo    up, deploy prefect.yaml, run build-refined-pool/default, wait,
-#                                    print a DuckDB summary of the trace tables and the export; stops what it started
+#                                    print a DuckDB summary of the trace tables and the export, run the
+#                                    hand-written contracts (filter, results, audit sheets in runs/contracts);
+#                                    stops what it started
 #   scripts/prefect-local.sh status  what is running
 set -euo pipefail
 
@@ -82,6 +84,15 @@ demo() {
   echo "export: the latest version under $DATA_ROOT/corpus (docs/export.md)"
   "$VENV/bin/python" -c 'import json, sys; d = sys.argv[1]; v = json.load(open(d + "/LATEST.json"))["version"]; m = json.load(open(f"{d}/{v}/manifest.json")); print(v, {k: x["rows"] for k, x in m["datasets"].items()}, "gate:", m["gate"]["success"])' "$DATA_ROOT/corpus"
   "$VENV/bin/webmend" manifest verify "$DATA_ROOT/corpus/$("$VENV/bin/python" -c 'import json, sys; print(json.load(open(sys.argv[1]))["version"])' "$DATA_ROOT/corpus/LATEST.json")"
+  echo "contracts: the executability filter on the hand-written tasks, and their audit sheets (docs/icg-format.md)"
+  "$VENV/bin/webmend" contract validate data/contracts --refs data/contracts --out "$DATA_ROOT/../contracts"
+  for task in data/contracts/*/; do
+    name="$(basename "$task")"
+    "$VENV/bin/webmend" contract execute "$task/contract.json" "$task"refs/*.html "$task"defects/*.html \
+      --out "$DATA_ROOT/../contracts/$name.jsonl"
+    "$VENV/bin/webmend" contract audit "$task/contract.json" "$DATA_ROOT/../contracts/$name.jsonl" \
+      --out "$DATA_ROOT/../contracts/$name.html"
+  done
   "$VENV/bin/webmend" sql --root "$DATA_ROOT" --save-db >/dev/null
   echo "trace tables in $DATA_ROOT; DuckDB file: $DATA_ROOT/webmend.duckdb"
 }
