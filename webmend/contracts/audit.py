@@ -61,10 +61,10 @@ def _graph(c: Contract) -> str:
     pos = {}
     for st in c.states:
         col = depth[st.id]
-        pos[st.id] = (20 + col * _COL, 20 + rows.get(col, 0) * _ROW)
+        pos[st.id] = (20 + col * _COL, 40 + rows.get(col, 0) * _ROW)  # room above for loops
         rows[col] = rows.get(col, 0) + 1
     width = 40 + (max(depth.values(), default=0) + 1) * _COL
-    height = 40 + max(rows.values(), default=1) * _ROW
+    height = 60 + max(rows.values(), default=1) * _ROW
     out = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" font-size="12">',
            '<defs><marker id="a" viewBox="0 0 10 10" refX="10" refY="5" markerWidth="6" markerHeight="6" '
            'orient="auto"><path d="M0 0L10 5L0 10z"/></marker></defs>']
@@ -130,7 +130,7 @@ def _verdicts(c: Contract, results: list[dict]) -> str:
 
 
 def _step(step) -> str:
-    return json.dumps(step.model_dump(by_alias=True, exclude_none=True), sort_keys=True)
+    return json.dumps(step.model_dump(by_alias=True, exclude_none=True, exclude_defaults=True), sort_keys=True)
 
 
 def _check(a) -> str:
