@@ -96,7 +96,7 @@ class _Walk:
         await self._explore(INITIAL_STATE)
         for t in self.c.transitions:  # never reached from S0
             if t.id not in self.outcomes:
-                self.outcomes[t.id] = TransitionOutcome("blocked", reason=self._blocked_reason(t))
+                self.outcomes[t.id] = _blocked(t, self._blocked_reason(t))
 
     async def _explore(self, state: str) -> None:
         for t in self.by_from.get(state, []):
@@ -115,7 +115,7 @@ class _Walk:
             if not (self.share and self.live == chain):
                 failure = await self._reach(chain)
                 if failure:
-                    return TransitionOutcome("blocked", reason=failure)
+                    return _blocked(t, failure)
             outcome = await self._transition(t)
         except (PageHung, PageCrashed, BudgetExhausted) as exc:
             outcome = self._fault(exc)
@@ -229,6 +229,11 @@ class _Walk:
         into = [u.id for u in self.c.transitions if u.to == t.from_ and u.from_ != t.from_]
         failed = [f"{u} {self.outcomes[u].status}" for u in into if u in self.outcomes]
         return f"state {t.from_} not reached" + (f" ({', '.join(failed)})" if failed else "")
+
+
+def _blocked(t: Transition, reason: str) -> TransitionOutcome:
+    """A blocked transition's assertions failed (judged ones: not run), as score_contract counts them."""
+    return TransitionOutcome("blocked", {a.id: None if a.judged else False for a in t.assertions}, None, reason)
 
 
 def execute_contract(html: str, contract: Contract | dict, cfg: EvalConfig, worker: BrowserWorker | None = None,
