@@ -14,8 +14,10 @@ a newly reached state continues on the document that reached it; only its siblin
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from webmend.browser.page_errors import BudgetExhausted, PageCrashed, PageHung
@@ -28,6 +30,9 @@ from webmend.evaluate.testcases import StepFailed, StepRunner, within_node_cap
 from webmend.schemas.contract import INITIAL_STATE, Assertion, Contract, Transition, contract_hash
 
 log = logging.getLogger(__name__)
+
+# (screenshot png, statement, task prompt) -> (holds or None when not decided, evidence)
+StatementCheck = Callable[[bytes, str, str], tuple[bool | None, str]]
 
 
 @dataclass
@@ -74,8 +79,9 @@ class _Verdicts:
 class _Walk:
     """The depth-first walk over the contract's states on one PageSession."""
 
-    def __init__(self, session: PageSession, contract: Contract, share_prefixes: bool):
+    def __init__(self, session: PageSession, contract: Contract, share_prefixes: bool, judge: StatementCheck | None = None):
         self.s = session
+        self.judge = judge
         self.c = contract
         self.share = share_prefixes
         self.by_from: dict[str, list[Transition]] = {}
@@ -203,14 +209,29 @@ class _Walk:
             return False
 
     async def _check(self, a: Assertion, verdicts: _Verdicts) -> None:
-        if a.judged:  # natural language only: no visual judge here, so not run
-            verdicts.values[a.id] = None
+        if a.judged:
+            await self._judged(a, verdicts)
             return
         try:
             await self.runner.run(a.check.model_dump(by_alias=True, exclude_unset=True))
             verdicts.values[a.id] = True
         except StepFailed as exc:
             verdicts.fail(a.id, str(exc))
+
+    async def _judged(self, a: Assertion, verdicts: _Verdicts) -> None:
+        """Natural language only: the statement judge decides on the viewport as it is now; without
+        one (or when its call fails) the assertion is not run and counts for nothing."""
+        verdicts.values[a.id] = None
+        if self.judge is None:
+            return
+        png = await self.s.screenshot_png()
+        # The model call is blocking I/O: off the event loop (the page's clock is paused meanwhile).
+        holds, evidence = await asyncio.get_running_loop().run_in_executor(None, self.judge, png, a.text or "",
+                                                                           self.c.task.prompt)
+        if holds is False:
+            verdicts.fail(a.id, f"judged false: {evidence}"[:300])
+        elif holds:
+            verdicts.values[a.id] = True
 
     async def _predicate(self, state: str, verdicts: _Verdicts) -> None:
         expression = self.predicates.get(state)
@@ -237,9 +258,10 @@ def _blocked(t: Transition, reason: str) -> TransitionOutcome:
 
 
 def execute_contract(html: str, contract: Contract | dict, cfg: EvalConfig, worker: BrowserWorker | None = None,
-                     share_prefixes: bool = True) -> ContractRun:
+                     share_prefixes: bool = True, judge: StatementCheck | None = None) -> ContractRun:
     """Run `contract` on `html` and score it. Deterministic: the same page and contract give the
-    same outcomes whether prefixes are shared or replayed."""
+    same outcomes whether prefixes are shared or replayed. judge: decides `judged` assertions
+    (judge.statement.StatementJudge); without it they are not run."""
     contract = contract if isinstance(contract, Contract) else Contract.model_validate(contract)
     worker = worker or get_worker(cfg)
     started = time.perf_counter()
@@ -251,7 +273,7 @@ def execute_contract(html: str, contract: Contract | dict, cfg: EvalConfig, work
     async def job(browser) -> _Walk:
         shared.policy.mirror_port = worker.mirror_port(browser)
         session = PageSession(browser, shared)
-        walk = _Walk(session, contract, share_prefixes)
+        walk = _Walk(session, contract, share_prefixes, judge)
         try:
             await session.open()
             await walk.run()
@@ -274,13 +296,24 @@ def execute_contract(html: str, contract: Contract | dict, cfg: EvalConfig, work
                        walk.documents, walk.runs, faults, time.perf_counter() - started, unmet)
 
 
+def statement_judge(cfg: EvalConfig, contract: Contract) -> StatementCheck | None:
+    """Full mode with a judge model decides judged assertions; otherwise they are not run."""
+    checks = [a for t in contract.transitions for a in t.assertions] + list(contract.initial_contract.checks)
+    if cfg.mode != "full" or not cfg.judge.model or not any(a.judged for a in checks):
+        return None
+    from webmend.evaluate.judge.statement import StatementJudge
+    from webmend.evaluate.judging import get_judge
+
+    return StatementJudge(get_judge(cfg))
+
+
 def contract_record(html: str, contract: Contract | dict, cfg: EvalConfig, worker: BrowserWorker) -> dict:
     """The result record's `contract` field (schemas/results.py ContractResult). An executor
     failure is recorded with its reason and null scores, never raised: the page's record stands."""
     c = contract if isinstance(contract, Contract) else Contract.model_validate(contract)
     base = {"task_id": c.task.id, "contract_hash": contract_hash(c)}
     try:
-        run = execute_contract(html, c, cfg, worker=worker)
+        run = execute_contract(html, c, cfg, worker=worker, judge=statement_judge(cfg, c))
     except Exception as exc:  # an executor defect must not lose the page's evaluation
         log.error("contract %s could not be executed: %s", c.task.id, exc, exc_info=True)
         return {**base, "transition_validity": None, "req_explicit": None, "req_implicit": None, "reward": None,
