@@ -54,9 +54,9 @@ def flow_env(prefect_api, llm_server) -> dict:
     return {**env, "OPENAI_API_BASE": llm_server.base_url, "OPENAI_API_KEY": KEY}
 
 
-def run_flow(items: Path, data_root: Path, env: dict, log: Path) -> None:
+def run_flow(items: Path, data_root: Path, env: dict, log: Path, *extra: str) -> None:
     cmd = [sys.executable, "-m", "webmend.flows.build_refined_pool", "--prompts", str(items), "--model", MODEL,
-           "--data-root", str(data_root), "--batch-size", "2", "--n-workers", "1"]
+           "--data-root", str(data_root), "--batch-size", "2", "--n-workers", "1", *extra]
     with open(log, "ab") as out:
         rc = subprocess.run(cmd, cwd=ROOT, env=env, stdout=out, stderr=subprocess.STDOUT, timeout=600).returncode
     assert rc == 0, log.read_text(errors="replace")[-4000:]
@@ -101,3 +101,30 @@ def test_prompts_to_evaluations_and_a_free_rerun(flow_env, llm_server, tmp_path)
     run_flow(items, data_root, env, log)
     assert len(llm_server.requests) == 2
     assert files_under(data_root) == before
+
+
+TODO = json.loads((ROOT / "data" / "contracts" / "todo_list" / "contract.json").read_text())
+CONTRACT_ROUTES = {  # the four construction stages, before the generation route (both name the task)
+    "List the requirements": [chat_reply(json.dumps({"requirements": TODO["requirements"]}))],
+    "Say what the page must hold": [chat_reply(json.dumps({"initial_contract": TODO["initial_contract"]}))],
+    "Write the states and transitions": [chat_reply(json.dumps({"states": TODO["states"], "transitions": TODO["transitions"]}))],
+    "Group the requirements into test items": [chat_reply(json.dumps({"test_items": TODO["test_items"]}))],
+    "to-do list": [chat_reply((ROOT / "data" / "contracts" / "todo_list" / "refs" / "ref_b.html").read_text())],
+}
+
+
+def test_a_prompt_without_test_cases_gets_a_contract_that_scores_its_page(flow_env, llm_server, tmp_path):
+    """--contract-model: intake -> generation -> a contract built for the prompt (no test cases)
+    -> evaluation with it: functionality = budget x r_web; a rerun makes no call."""
+    prompts = tmp_path / "prompts.jsonl"
+    prompts.write_text(json.dumps({"id": "todo_list", "prompt": TODO["task"]["prompt"]}) + "\n")
+    data_root, log = tmp_path / "data", tmp_path / "flow.log"
+    llm_server.fallback = RoutedReplies(CONTRACT_ROUTES)
+    run_flow(prompts, data_root, flow_env, log, "--contract-model", MODEL)
+    assert len(llm_server.requests) == 5  # one page, four construction stages
+    assert rows(data_root, "SELECT id, transitions FROM contracts") == [("todo_list", 5)]
+    assert rows(data_root, "SELECT c.id, c.transition_validity, e.score_functionality, e.tests_total "
+                           "FROM contract_results c JOIN evaluations e USING (id, content_hash)") == [("todo_list", 1.0, 55.0, 0)]
+    assert not any(KEY in p.read_text(errors="replace") for p in data_root.rglob("*.json*"))
+    run_flow(prompts, data_root, flow_env, log, "--contract-model", MODEL)
+    assert len(llm_server.requests) == 5

@@ -48,8 +48,8 @@ class Page:
     state: str | None = None  # the stored band of this page's verified total
     eval_config: str | None = None  # config hash of the page's evaluation ...
     repair_config: str | None = None  # ... and of the repair run that verified the checkpoint
-    # The task contract's reward and labels z (JSON) on this page, when it was evaluated with one;
-    # a repaired checkpoint's candidates keep no contract result, so its are null.
+    # The task contract's reward and labels z (JSON) on this page, when it was evaluated with one
+    # (a checkpoint's come from its own verified evaluation).
     contract_reward: float | None = None
     contract_labels: str | None = None
 
@@ -104,7 +104,7 @@ def _evaluation_sql(runs: list[str] | None) -> str:
 
 _CHECKPOINT_SQL = f"""
     SELECT id, original_hash, content_hash, score_total, state, status, flags, round, run_id, config_hash,
-           html IS NOT NULL AS has_page, {_complete_sql('html')} AS complete
+           contract_reward, contract_labels, html IS NOT NULL AS has_page, {_complete_sql('html')} AS complete
     FROM checkpoints WHERE is_best
     ORDER BY id, original_hash, score_total DESC NULLS LAST, round, content_hash, run_id"""
 
@@ -159,8 +159,8 @@ def read_pages(con, runs: list[str] | None = None) -> tuple[list[Page], dict[tup
             flags=tuple(r["flags"] or ()) if r["status"] is not None or not round0 else original.flags,
             complete=bool(r["complete"]), has_page=bool(r["has_page"]), content_hash=r["content_hash"],
             table=CHECKPOINTS, original_hash=original.content_hash, round=r["round"], repair_config=r["config_hash"],
-            contract_reward=original.contract_reward if round0 else None,
-            contract_labels=original.contract_labels if round0 else None)
+            contract_reward=r["contract_reward"] if r["contract_reward"] is not None or not round0 else original.contract_reward,
+            contract_labels=r["contract_labels"] if r["contract_reward"] is not None or not round0 else original.contract_labels)
     return list(originals.values()), checkpoints, list(superseded.values())
 
 

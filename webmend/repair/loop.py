@@ -272,7 +272,8 @@ def _trace(st: _State, original: Checkpoint, stop: str, cfg: RepairConfig, elaps
 
 def _ref(c: Checkpoint) -> dict:
     return {"round": c.round, "content_hash": c.content_hash, "parent_hash": c.parent_hash, "score": c.total,
-            "state": c.record.get("state"), "status": c.record.get("status"), "flags": list(c.record.get("flags") or [])}
+            "state": c.record.get("state"), "status": c.record.get("status"), "flags": list(c.record.get("flags") or []),
+            **_contract_ref(c.record)}
 
 
 def _frames(record: dict) -> list[str]:
@@ -331,3 +332,9 @@ def _resume(path: str | Path | None, original: Checkpoint) -> _State | None:
     st.llm_calls = last["llm_calls"]
     log.info("%s: resuming after round %d", original.record.get("id"), st.rounds)
     return st
+
+
+def _contract_ref(record: dict) -> dict:
+    """The checkpoint's own contract reward and labels, verified with it (export carries them)."""
+    c = record.get("contract") or {}
+    return {"contract_reward": c.get("reward"), "contract_labels": c.get("labels")} if c.get("reward") is not None else {}

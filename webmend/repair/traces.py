@@ -50,6 +50,8 @@ def checkpoint_rows(record: dict, pages: dict[str, str]) -> list[dict]:
             "is_best": cp["content_hash"] == record["final_hash"], "rounds": record["rounds"],
             "stop_reason": record["stop_reason"], "html": pages.get(cp["content_hash"]),
             "status": cp.get("status"), "flags": list(cp.get("flags") or []),
+            "contract_reward": cp.get("contract_reward"),
+            "contract_labels": json.dumps(cp["contract_labels"], sort_keys=True) if cp.get("contract_labels") else None,
             "content_hash": cp["content_hash"], "config_hash": record["config_hash"],
         })
     return rows

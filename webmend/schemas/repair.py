@@ -167,6 +167,8 @@ class CheckpointRef(_Model):
     state: Literal[STATES] | None
     status: str | None = None  # its evaluation's status and flags (export's gate reads them)
     flags: list[str] = []
+    contract_reward: float | None = None  # its task contract's r_web and labels z, when it has one
+    contract_labels: dict[str, int] | None = None
 
 
 class RepairRecord(_Model):

@@ -149,6 +149,7 @@ TABLES: dict[str, pa.Schema] = {
         _f("score_total", pa.float64()), _f("state", pa.string()), _f("is_best", pa.bool_()),
         _f("rounds", pa.int32()), _f("stop_reason", pa.string()), _f("html", pa.string()),
         _f("status", pa.string()), _f("flags", pa.list_(pa.string())),  # the checkpoint's verified evaluation
+        _f("contract_reward", pa.float64()), _f("contract_labels", _JSON),  # its contract's r_web and z, when any
     ),
     # One interaction contract per task, as built by the pipeline's contract stage (docs/icg-format.md).
     # content_hash: schemas.contract.contract_hash; executions are contract_results rows.
