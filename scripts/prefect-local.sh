@@ -85,7 +85,7 @@ demo() {
   "$VENV/bin/python" -c 'import json, sys; d = sys.argv[1]; v = json.load(open(d + "/LATEST.json"))["version"]; m = json.load(open(f"{d}/{v}/manifest.json")); print(v, {k: x["rows"] for k, x in m["datasets"].items()}, "gate:", m["gate"]["success"])' "$DATA_ROOT/corpus"
   "$VENV/bin/webmend" manifest verify "$DATA_ROOT/corpus/$("$VENV/bin/python" -c 'import json, sys; print(json.load(open(sys.argv[1]))["version"])' "$DATA_ROOT/corpus/LATEST.json")"
   echo "contracts: the executability filter on the hand-written tasks, and their audit sheets (docs/icg-format.md)"
-  "$VENV/bin/webmend" contract validate data/contracts --refs data/contracts --out "$DATA_ROOT/../contracts"
+  "$VENV/bin/webmend" contract validate data/contracts --refs data/contracts/*/refs --out "$DATA_ROOT/../contracts"
   for task in data/contracts/*/; do
     name="$(basename "$task")"
     "$VENV/bin/webmend" contract execute "$task/contract.json" "$task"refs/*.html "$task"defects/*.html \
