@@ -130,3 +130,16 @@ def test_an_invalid_contract_is_refused_with_its_problems(tmp_path, capsys):
     assert main(["evaluate", str(tmp_path / "todo_list.html"), "--contracts", str(tmp_path / "c.json"),
                  "--out", str(tmp_path / "out")]) == 2
     assert "unknown_state" in capsys.readouterr().err
+
+
+def test_a_page_that_hangs_while_loading_costs_one_load(worker, cfg):
+    """Hostile page: every transition fails or is blocked with the reason, the walk ends, and each
+    walk (the first, and the retry with a doubled step cap) pays for one load only (loading is
+    deterministic, as evaluate_page assumes)."""
+    contract, _ = load("todo_list")
+    html = (TASKS_DIR.parent / "fixtures" / "hostile" / "infinite_loop.html").read_text()
+    run = execute_contract(html, contract, cfg, worker=worker)
+    assert run.documents == 1 and run.score.transition_validity == 0.0 and run.page_faults == ["load"]
+    assert {t: o.status for t, o in run.transitions.items()} == {
+        "T1": "failed", "T2": "blocked", "T3": "blocked", "T4": "failed", "T5": "blocked"}
+    assert run.transitions["T4"].reason == run.transitions["T1"].reason == "page hung during load"

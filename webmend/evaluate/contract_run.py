@@ -97,6 +97,7 @@ class _Walk:
         self.runner: StepRunner | None = None
         self.documents = self.runs = 0
         self.out_of_time = ""
+        self.load_fault: Exception | None = None  # a hang or crash while a fresh document loaded
 
     async def run(self) -> None:
         await self._explore(INITIAL_STATE)
@@ -119,6 +120,9 @@ class _Walk:
             return TransitionOutcome("failed", reason=f"not run: the page's wall-clock budget ran out during {self.out_of_time}")
         try:
             if not (self.share and self.live == chain):
+                if self.load_fault is not None:
+                    # Loading is deterministic: every fresh load would hang or crash the same way.
+                    return self._fault(self.load_fault)
                 failure = await self._reach(chain)
                 if failure:
                     return _blocked(t, failure)
@@ -155,7 +159,11 @@ class _Walk:
     async def _fresh(self) -> str:
         """Load a new document (own origin, empty storage) and run the initial checks on it."""
         self.documents += 1
-        await self.s.load(f"c{self.documents}")
+        try:
+            await self.s.load(f"c{self.documents}")
+        except (PageHung, PageCrashed) as exc:
+            self.load_fault = exc
+            raise
         self.runner = StepRunner(self.s, self.s.shared.events.error_total)
         try:
             await within_node_cap(self.s)
@@ -261,14 +269,33 @@ def execute_contract(html: str, contract: Contract | dict, cfg: EvalConfig, work
                      share_prefixes: bool = True, judge: StatementCheck | None = None) -> ContractRun:
     """Run `contract` on `html` and score it. Deterministic: the same page and contract give the
     same outcomes whether prefixes are shared or replayed. judge: decides `judged` assertions
-    (judge.statement.StatementJudge); without it they are not run."""
+    (judge.statement.StatementJudge); without it they are not run.
+
+    As in evaluate_page, a page that hung while loading is walked once more with the step cap
+    doubled, from the same budget, when the first walk used at most limits.hang_retry_max_share of
+    it: a real loop hangs again cheaply, a load slowed by a busy machine gets through."""
     contract = contract if isinstance(contract, Contract) else Contract.model_validate(contract)
     worker = worker or get_worker(cfg)
     started = time.perf_counter()
     # One wall-clock budget for the page: the probe's share plus one test case's per transition.
     budget = PageBudget(time.monotonic(), cfg.limits, len(contract.transitions) + 1)
     profile = page_profile(html)
-    shared = page_shared(html, cfg, budget, profile)
+    walk, shared = _walk_once(html, contract, cfg, worker, share_prefixes, judge, budget, profile, scale=1)
+    if isinstance(walk.load_fault, PageHung) and budget.used_share(profile) <= cfg.limits.hang_retry_max_share:
+        again, again_shared = _walk_once(html, contract, cfg, worker, share_prefixes, judge, budget, profile, scale=2)
+        if again_shared.exhausted_during is None:
+            walk, shared = again, again_shared
+    initial = walk.initial if walk.initial is not None else {a.id: False for a in contract.initial_contract.checks}
+    score = score_contract(contract, walk.outcomes, initial)
+    faults = list(shared.events.hangs) + ["crash"] * shared.events.crashes
+    unmet = [{"id": r.id, "kind": r.kind, "text": r.text} for r in contract.requirements if not score.labels.get(r.id)]
+    return ContractRun(score, {t.id: walk.outcomes[t.id] for t in contract.transitions}, initial, walk.initial_reasons,
+                       walk.documents, walk.runs, faults, time.perf_counter() - started, unmet)
+
+
+def _walk_once(html: str, contract: Contract, cfg: EvalConfig, worker: BrowserWorker, share_prefixes: bool,
+               judge: StatementCheck | None, budget: PageBudget, profile: str, scale: int):
+    shared = page_shared(html, cfg, budget, profile, scale)
 
     async def job(browser) -> _Walk:
         shared.policy.mirror_port = worker.mirror_port(browser)
@@ -288,12 +315,7 @@ def execute_contract(html: str, contract: Contract | dict, cfg: EvalConfig, work
     walk = worker.run(job, wall_s=max(wall_s, 1.0), profile=profile)
     if shared.exhausted_during is not None:
         worker.recycle(profile)
-    initial = walk.initial if walk.initial is not None else {a.id: False for a in contract.initial_contract.checks}
-    score = score_contract(contract, walk.outcomes, initial)
-    faults = list(shared.events.hangs) + ["crash"] * shared.events.crashes
-    unmet = [{"id": r.id, "kind": r.kind, "text": r.text} for r in contract.requirements if not score.labels.get(r.id)]
-    return ContractRun(score, {t.id: walk.outcomes[t.id] for t in contract.transitions}, initial, walk.initial_reasons,
-                       walk.documents, walk.runs, faults, time.perf_counter() - started, unmet)
+    return walk, shared
 
 
 def statement_judge(cfg: EvalConfig, contract: Contract) -> StatementCheck | None:
