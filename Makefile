@@ -1,11 +1,12 @@
 # The README's two commands: `make demo` (main job on the bundled samples) and `make test`.
 PYTHON ?= python3.11
 VENV ?= .venv
+VENV_TRAIN ?= .venv-train
 PY := $(VENV)/bin/python
 OUT ?= out/demo
 WORKERS ?= 2
 
-.PHONY: setup system venv cdn demo demo-cli prefect-up prefect-down test bench clean
+.PHONY: setup system venv cdn train-env demo demo-cli prefect-up prefect-down test bench clean
 
 setup: system venv cdn
 
@@ -23,6 +24,13 @@ $(VENV)/.installed: pyproject.toml
 cdn: venv
 	$(PY) -m webmend.cdn.install
 
+# The training environment beside .venv (docs/training.md): torch (CPU here), LlamaFactory, DeepSpeed.
+train-env: $(VENV_TRAIN)/.installed
+
+$(VENV_TRAIN)/.installed: requirements/train.txt scripts/install-train.sh
+	PYTHON=$(PYTHON) bash scripts/install-train.sh $(VENV_TRAIN)
+	touch $@
+
 # The main job on embedded defaults (docs/flows.md): local Prefect server + process worker,
 # deploy prefect.yaml, run build-refined-pool/default on the samples, print a DuckDB summary.
 demo: setup
@@ -39,7 +47,7 @@ prefect-up: venv
 prefect-down:
 	VENV=$(VENV) scripts/prefect-local.sh down
 
-test: setup
+test: setup train-env
 	$(PY) -m pytest -q -p no:cacheprovider
 
 bench: setup

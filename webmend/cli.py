@@ -14,6 +14,7 @@ from pathlib import Path
 from webmend.config import load_config
 from webmend.contracts.command import add_contract_arguments
 from webmend.export.command import add_export_arguments, add_manifest_arguments
+from webmend.training.command import add_train_arguments
 from webmend.generate.command import add_arguments as add_generate_arguments
 from webmend.intake.command import add_crawl_arguments, add_prompts_arguments
 
@@ -80,6 +81,8 @@ def _parser() -> argparse.ArgumentParser:
     add_manifest_arguments(mf)
     ct = sub.add_parser("contract", help="build, execute and filter interaction contracts (docs/icg-format.md)")
     add_contract_arguments(ct)
+    tr = sub.add_parser("train", help="train on an exported corpus: LlamaFactory SFT (docs/training.md)")
+    add_train_arguments(tr)
     return p
 
 
@@ -253,13 +256,19 @@ def cmd_manifest(args) -> int:
     return run_manifest(args)
 
 
+def cmd_train(args) -> int:
+    from webmend.training.command import run_train
+
+    return run_train(args)
+
+
 def main(argv: list[str] | None = None) -> int:
     args = _parser().parse_args(argv)
     logging.basicConfig(level=logging.DEBUG if args.verbose else logging.WARNING, format="%(levelname)s %(name)s: %(message)s")
     os.environ.setdefault("PYTHONUNBUFFERED", "1")
     handler = {"evaluate": cmd_evaluate, "repair": cmd_repair, "rescore": cmd_rescore, "sql": cmd_sql, "generate": cmd_generate,
                "prompts": cmd_prompts, "crawl": cmd_crawl, "export": cmd_export, "manifest": cmd_manifest,
-               "contract": cmd_contract}[args.command]
+               "contract": cmd_contract, "train": cmd_train}[args.command]
     try:
         return handler(args)
     except (ValueError, FileNotFoundError) as exc:

@@ -1,0 +1,1 @@
+"""DeepSpeed ZeRO configs the multi-GPU SFT presets point at (docs/training.md)."""
