@@ -47,8 +47,11 @@ prefect-up: venv
 prefect-down:
 	VENV=$(VENV) scripts/prefect-local.sh down
 
+# Two runs, one per environment: the pipeline's suite, then the torch tests of the training
+# environment (tests/training/trainenv; the first run leaves them out, tests/conftest.py).
 test: setup train-env
 	$(PY) -m pytest -q -p no:cacheprovider
+	OMP_NUM_THREADS=1 $(VENV_TRAIN)/bin/python -m pytest -q -p no:cacheprovider --noconftest tests/training/trainenv
 
 bench: setup
 	$(PY) bench/evaluator_throughput.py --quick

@@ -14,6 +14,8 @@ from webmend.config import EvalConfig
 from webmend.evaluate.page import evaluate_page
 
 ROOT = Path(__file__).resolve().parent.parent
+# torch tests: they run in the training environment, in `make test`'s second pytest run
+collect_ignore = ["training/trainenv"]
 FIXTURES = ROOT / "data" / "fixtures"
 
 
