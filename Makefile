@@ -33,7 +33,7 @@ $(VENV_TRAIN)/.installed: requirements/train.txt scripts/install-train.sh
 
 # The main job on embedded defaults (docs/flows.md): local Prefect server + process worker,
 # deploy prefect.yaml, run build-refined-pool/default on the samples, print a DuckDB summary.
-demo: setup
+demo: setup train-env
 	VENV=$(VENV) scripts/prefect-local.sh demo
 
 # The same evaluation without Prefect: results.jsonl + summary.json in $(OUT).

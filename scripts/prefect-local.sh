@@ -7,8 +7,8 @@
 #   scripts/prefect-local.sh env     print the exports that point prefect/webmend at this server
 #   scripts/prefect-local.sh demo    up, deploy prefect.yaml, run build-refined-pool/default, wait,
 #                                    print a DuckDB summary of the trace tables and the export, run the
-#                                    hand-written contracts (filter, results, audit sheets in runs/contracts);
-#                                    stops what it started
+#                                    hand-written contracts (filter, results, audit sheets in runs/contracts),
+#                                    fine-tune a tiny model on the export (runs/train/demo-tiny); stops what it started
 #   scripts/prefect-local.sh status  what is running
 set -euo pipefail
 
@@ -93,6 +93,12 @@ demo() {
     "$VENV/bin/webmend" contract audit "$task/contract.json" "$DATA_ROOT/../contracts/$name.jsonl" \
       --out "$DATA_ROOT/../contracts/$name.html"
   done
+  local version
+  version="$("$VENV/bin/python" -c 'import json, sys; print(json.load(open(sys.argv[1]))["version"])' "$DATA_ROOT/corpus/LATEST.json")"
+  echo "training: a tiny model fine-tuned by LlamaFactory on the refined route for 10 steps (docs/training.md)"
+  "$VENV/bin/webmend" train sft --manifest "$DATA_ROOT/corpus/$version" --route refined --preset tiny \
+    --set max_steps=10 --out "$DATA_ROOT/../train/demo-tiny" > "$DATA_ROOT/../train-demo.log"
+  "$VENV/bin/python" -c 'import json, sys; r = json.load(open(sys.argv[1])); m = r["metrics"]; print(r["status"], r["manifest"]["export_version"], r["manifest"]["dataset"], m["steps"], "steps, loss", m["loss_history"][0][1], "->", m["final_loss"])' "$DATA_ROOT/../train/demo-tiny/run.json"
   "$VENV/bin/webmend" sql --root "$DATA_ROOT" --save-db >/dev/null
   echo "trace tables in $DATA_ROOT; DuckDB file: $DATA_ROOT/webmend.duckdb"
 }
