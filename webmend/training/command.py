@@ -24,6 +24,7 @@ def add_train_arguments(p) -> None:
     s.add_argument("--nodes", type=int, help="script: nodes (default: the paper's count for the preset)")
     s.add_argument("--gpus", type=int, help="script: GPUs per node (default 8)")
     s.add_argument("--threads", type=int, help="local: OMP_NUM_THREADS for the trainer")
+    add_rl_arguments(sub)
     e = sub.add_parser("eval", help="generate pages for benchmark items with checkpoints, evaluate them, tabulate by family")
     e.add_argument("--checkpoint", action="append", required=True,
                    help="a `train sft` run folder or a model folder (repeat to compare checkpoints on one table)")
@@ -41,9 +42,29 @@ def add_train_arguments(p) -> None:
     e.add_argument("--config", help="evaluator config (YAML/JSON), as `webmend evaluate --config`")
 
 
+def add_rl_arguments(sub) -> None:
+    from webmend.training.rl import RL_PRESETS
+
+    r = sub.add_parser("rl", help="GRPO with WebLoop's Generator, Critic and Refiner roles; rewards from the browser")
+    r.add_argument("--tasks", required=True, help="tasks (.jsonl items: id, prompt, category, test_cases?)")
+    r.add_argument("--contracts", nargs="*", default=[], help="contracts for the tasks (as `evaluate --contracts`)")
+    r.add_argument("--init", required=True, help="the policy to start from: a `train sft` run folder or a model folder")
+    r.add_argument("--preset", default="tiny", choices=sorted(RL_PRESETS), help="model scale (default tiny)")
+    r.add_argument("--updates", type=int, help="policy updates (default: the config's, 3)")
+    r.add_argument("--set", dest="overrides", action="append", default=[], metavar="KEY=VALUE",
+                   help="override an RlConfig field (repeatable), e.g. --set n_gen=4 --set roles=[generator]")
+    r.add_argument("--out", help="output folder (default runs/train/rl-HASH)")
+    r.add_argument("--mode", choices=("fast", "full"), help="evaluator mode for the rewards")
+    r.add_argument("--config", help="evaluator config (YAML/JSON)")
+    r.add_argument("--workers", type=int, help="browser workers for the rewards")
+    r.add_argument("--threads", type=int, help="OMP_NUM_THREADS for the policy worker")
+
+
 def run_train(args) -> int:
     if args.train_command == "eval":
         return run_eval(args)
+    if args.train_command == "rl":
+        return run_rl(args)
     from webmend.training import sft
     from webmend.training.env import TrainEnvMissing
 
@@ -109,4 +130,55 @@ def run_eval(args) -> int:
     print(table, end="")
     print(json.dumps({"report": str(out / "report.md"), "checkpoints": [r["checkpoint"] for r in reports]}),
           file=sys.stderr)
+    return 0
+
+
+def run_rl(args) -> int:
+    import json
+    from pathlib import Path
+
+    from webmend.config import load_config
+    from webmend.contracts.command import items_with_contracts
+    from webmend.evaluate.inputs import load_items
+    from webmend.export.manifest import code_version
+    from webmend.schemas.hashing import sha256_hex
+    from webmend.training import rl, sft
+    from webmend.training.env import TrainEnvMissing
+    from webmend.training.evaluation import read_checkpoint
+    from webmend.training.policy import PolicyWorker
+
+    eval_cfg = load_config(args.config)
+    if args.mode:
+        eval_cfg = eval_cfg.model_copy(update={"mode": args.mode})
+    items = items_with_contracts(load_items(args.tasks), args.contracts)
+    tasks = [it for _, it in sorted(items.items()) if it.get("prompt")]
+    options = {**rl.RL_PRESETS[args.preset], **sft.parse_overrides(args.overrides)}
+    if args.updates:
+        options["updates"] = args.updates
+    if args.workers:
+        options["workers"] = args.workers
+    if isinstance(options.get("roles"), list):
+        options["roles"] = tuple(options["roles"])
+    cfg = rl.RlConfig(**options)
+    init = read_checkpoint(args.init)
+    request = json.dumps({"init": init.model, "tasks": [t["id"] for t in tasks], "cfg": rl.config_dict(cfg),
+                          "eval": eval_cfg.config_hash()}, sort_keys=True, default=str)
+    out = Path(args.out or f"runs/train/rl-{sha256_hex(request)[:12]}")
+    try:
+        with PolicyWorker(threads=args.threads) as policy:
+            policy.load(init.model, lr=cfg.lr, seed=cfg.seed, clip_eps=cfg.clip_eps, kl_coef=cfg.kl_coef)
+            lines = rl.train_rl(tasks, items, policy, eval_cfg, cfg, out, system=init.system_prompt)
+            policy.save(str(out / "checkpoint"))
+    except TrainEnvMissing as exc:
+        print(f"webmend train rl: {exc}", file=sys.stderr)
+        return 2
+    record = {"kind": "rl", "init": init.model, "init_run": init.run_id, "system_prompt": init.system_prompt,
+              "preset": args.preset, "config": rl.config_dict(cfg), "evaluator_config": eval_cfg.config_hash(),
+              "tasks": [t["id"] for t in tasks], "code_version": code_version(), "updates": len(lines),
+              "checkpoint": "checkpoint", "final_params": lines[-1]["params_after"] if lines else None}
+    (out / "rl_run.json").write_text(json.dumps(record, indent=2, sort_keys=True, default=str) + "\n")
+    for line in lines:
+        print(json.dumps({"update": line["update"], "mean_reward": {k: v["mean_reward"] for k, v in line["roles"].items()},
+                          "loss": [s.get("loss") for s in line["update_stats"]]}))
+    print(f"{out}: {len(lines)} updates, checkpoint {out / 'checkpoint'}", file=sys.stderr)
     return 0

@@ -1,0 +1,145 @@
+"""The RL policy as a long-running child: JSON requests on stdin, one JSON answer per line on stdout.
+
+The pipeline's RL loop (`webmend.training.rl`, in the pipeline's environment, where the browser is)
+drives it; the model stays in memory between requests. Operations:
+
+    {"op": "load", "model": DIR, "lr": 1e-5, "seed": 0, "clip_eps": 0.2, "kl_coef": 0.0, "max_grad_norm": 1.0}
+    {"op": "sample", "requests": [{"key", "messages", "n", "max_new_tokens", "temperature"}]}
+        -> {"completions": [{"key", "index", "text", "prompt_ids", "completion_ids"}]}
+    {"op": "update", "samples": [{"prompt_ids", "completion_ids", "advantage", "token_weights"?, "role", "group"}],
+     "epochs": 1}
+        -> {"stats": [...one per epoch...]}   (the sampling log-probs are taken once, before the first epoch)
+    {"op": "digest"}  -> {"digest": sha256 of every parameter, "norm": float}
+    {"op": "save", "dir": DIR}  -> {"saved": DIR}   (transformers format: LlamaFactory and vLLM load it)
+    {"op": "exit"}
+
+An error answers {"error": "..."} and the worker goes on. Sampling is seeded per request batch, so
+the same model and requests give the same completions."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import sys
+
+from webmend.training.trainenv.grpo import GrpoConfig, Sample, grpo_step, pad_batch, token_logprobs
+
+
+class Policy:
+    def __init__(self, model_dir: str, lr: float, seed: int, grpo: GrpoConfig):
+        import torch
+        from transformers import AutoModelForCausalLM, AutoTokenizer
+
+        torch.manual_seed(seed)
+        self.seed = seed
+        self.tokenizer = AutoTokenizer.from_pretrained(model_dir)
+        self.model = AutoModelForCausalLM.from_pretrained(model_dir, torch_dtype=torch.float32)
+        self.optimizer = torch.optim.AdamW(self.model.parameters(), lr=lr, weight_decay=0.0)
+        self.grpo = grpo
+        self.ref = None
+        if grpo.kl_coef:
+            self.ref = AutoModelForCausalLM.from_pretrained(model_dir, torch_dtype=torch.float32).eval()
+        self.batches = 0
+
+    @property
+    def pad_id(self) -> int:
+        t = self.tokenizer
+        return t.pad_token_id if t.pad_token_id is not None else t.eos_token_id
+
+    def sample(self, requests: list[dict]) -> list[dict]:
+        import torch
+
+        self.model.eval()
+        self.batches += 1
+        torch.manual_seed(self.seed * 1_000_003 + self.batches)
+        out = []
+        for req in requests:
+            prompt = self.tokenizer.apply_chat_template(req["messages"], add_generation_prompt=True, return_tensors="pt")
+            temperature = float(req.get("temperature", 1.0))
+            for index in range(int(req.get("n", 1))):
+                with torch.no_grad():
+                    ids = self.model.generate(prompt, attention_mask=torch.ones_like(prompt),
+                                              max_new_tokens=int(req.get("max_new_tokens", 256)),
+                                              do_sample=temperature > 0, temperature=temperature or None,
+                                              top_k=0, top_p=1.0, pad_token_id=self.pad_id,
+                                              eos_token_id=self.tokenizer.eos_token_id)
+                completion = ids[0, prompt.shape[1]:].tolist()
+                out.append({"key": req["key"], "index": index, "prompt_ids": prompt[0].tolist(),
+                            "completion_ids": completion,
+                            "text": self.tokenizer.decode(completion, skip_special_tokens=True)})
+        return out
+
+    def update(self, rows: list[dict], epochs: int = 1) -> list[dict]:
+        import torch
+
+        samples = [Sample(r["prompt_ids"], r["completion_ids"], float(r["advantage"]),
+                          token_weights=r.get("token_weights"), role=r.get("role", ""), group=r.get("group", ""))
+                   for r in rows if r["completion_ids"]]
+        if not samples:
+            return [{"skipped": "no sample with a completion"}]
+        ids, attn, mask = pad_batch(samples, self.pad_id)
+        self.model.eval()
+        with torch.no_grad():
+            old = token_logprobs(self.model, ids, attn)
+        for s, i in zip(samples, range(len(samples))):
+            start = len(s.prompt_ids) - 1
+            s.old_logprobs = old[i, start:start + len(s.completion_ids)].tolist()
+        return [grpo_step(self.model, self.optimizer, samples, self.grpo, self.pad_id, self.ref) for _ in range(epochs)]
+
+    def digest(self) -> dict:
+        h = hashlib.sha256()
+        norm = 0.0
+        for name, p in sorted(self.model.named_parameters()):
+            data = p.detach().cpu().contiguous()
+            h.update(name.encode())
+            h.update(data.numpy().tobytes())
+            norm += float((data.double() ** 2).sum())
+        return {"digest": h.hexdigest(), "norm": norm ** 0.5}
+
+    def save(self, path: str) -> dict:
+        self.model.save_pretrained(path, safe_serialization=True)
+        self.tokenizer.save_pretrained(path)
+        return {"saved": path}
+
+
+def handle(policy: Policy | None, req: dict) -> tuple[Policy | None, dict]:
+    op = req.get("op")
+    if op == "load":
+        grpo = GrpoConfig(clip_eps=req.get("clip_eps", 0.2), kl_coef=req.get("kl_coef", 0.0),
+                          max_grad_norm=req.get("max_grad_norm", 1.0))
+        policy = Policy(req["model"], float(req.get("lr", 1e-5)), int(req.get("seed", 0)), grpo)
+        return policy, {"loaded": req["model"], "parameters": sum(p.numel() for p in policy.model.parameters())}
+    if policy is None:
+        return policy, {"error": f"{op}: no model loaded"}
+    if op == "sample":
+        return policy, {"completions": policy.sample(req["requests"])}
+    if op == "update":
+        return policy, {"stats": policy.update(req["samples"], int(req.get("epochs", 1)))}
+    if op == "digest":
+        return policy, policy.digest()
+    if op == "save":
+        return policy, policy.save(req["dir"])
+    return policy, {"error": f"unknown op {op!r}"}
+
+
+def main() -> int:
+    policy = None
+    out = sys.stdout
+    sys.stdout = sys.stderr  # library prints must not corrupt the protocol
+    for line in sys.stdin:
+        if not line.strip():
+            continue
+        req = json.loads(line)
+        if req.get("op") == "exit":
+            break
+        try:
+            policy, answer = handle(policy, req)
+        except Exception as exc:  # noqa: BLE001  (the worker answers every request; the caller decides)
+            answer = {"error": f"{type(exc).__name__}: {exc}"}
+        out.write(json.dumps(answer) + "\n")
+        out.flush()
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
