@@ -1,0 +1,70 @@
+"""RL for real on a CPU: a tiny model taught by LlamaFactory SFT (on a corpus exported from real
+evaluations) to write two small pages, then two GRPO updates whose rewards come from executing its
+samples in the browser (the counter task's contract, the greeting task's test cases)."""
+
+from __future__ import annotations
+
+import json
+import math
+import subprocess
+from pathlib import Path
+
+from training_fixtures import training_env  # noqa: F401  (fixture)
+
+from webmend.cli import main
+from webmend.training.env import child_env
+
+FIX = Path(__file__).resolve().parents[2] / "data" / "fixtures" / "training"
+
+
+def taught_model(tmp: Path) -> Path:
+    """evaluate -> export (raw route) -> SFT of the tiny preset until it writes the pages."""
+    items = {json.loads(line)["id"]: json.loads(line) for line in (FIX / "items.jsonl").read_text().splitlines()}
+    counter, greeting = (FIX / "counter.html").read_text().strip(), (FIX / "greeting.html").read_text().strip()
+    answers = [("counter", counter), ("counter#1", counter.replace("<h1>Counter</h1>", "<h1>Click counter</h1>")),
+               ("greeting", greeting), ("greeting#1", greeting.replace("Welcome to this page.", "Nice to see you."))]
+    responses = tmp / "responses.jsonl"
+    responses.write_text("".join(json.dumps({"id": i, "prompt": items[i.split("#")[0]]["prompt"], "response": html}) + "\n"
+                                 for i, html in answers))
+    assert main(["evaluate", "--responses", str(responses), "--tests", str(FIX / "items.jsonl"), "--out", str(tmp / "eval"),
+                 "--data-root", str(tmp / "root")]) == 0
+    assert main(["export", "--data-root", str(tmp / "root"), "--out", str(tmp / "corpus"), "--routes", "raw"]) == 0
+    version = json.loads((tmp / "corpus" / "LATEST.json").read_text())["version"]
+    assert main(["train", "sft", "--manifest", str(tmp / "corpus" / version), "--route", "raw", "--preset", "tiny",
+                 "--out", str(tmp / "sft"), "--threads", "1", "--set", "max_steps=120", "--set", "packing=false",
+                 "--set", "learning_rate=3.0e-3", "--set", "warmup_ratio=0.0"]) == 0
+    return tmp / "sft"
+
+
+def test_sft_then_two_rl_updates_with_browser_rewards(training_env, tmp_path, capsys):  # noqa: F811
+    sft = taught_model(tmp_path)
+    assert json.loads((sft / "run.json").read_text())["metrics"]["final_loss"] < 1.0
+    out = tmp_path / "rl"
+    assert main(["train", "rl", "--tasks", str(FIX / "items.jsonl"), "--contracts", str(FIX / "contracts"),
+                 "--init", str(sft), "--preset", "tiny", "--updates", "2", "--set", "n_gen=3", "--set", "n_crit=2",
+                 "--set", "n_ref=2", "--set", "max_new_tokens=120", "--out", str(out), "--threads", "1"]) == 0
+    lines = [json.loads(line) for line in (out / "rl_log.jsonl").read_text().splitlines()]
+    assert [line["update"] for line in lines] == [1, 2]
+    for line in lines:
+        gen = line["roles"]["generator"]
+        assert gen["n"] == 6 and all(0.0 <= r <= 1.0 for r in gen["rewards"])
+        (stats,) = line["update_stats"]
+        assert math.isfinite(stats["loss"]) and stats["tokens"] > 0 and stats["ratio_mean"] == 1.0
+        assert set(line["advantages"]) >= {"gen:counter", "gen:greeting"}
+        samples = [json.loads(s) for s in (out / "updates" / f"{line['update']:04d}" / "samples.jsonl").read_text().splitlines()]
+        assert {s["source"] for s in samples if s["role"] == "generator"} == {"contract", "evaluator"}
+    # the taught model writes pages whose browser rewards differ, so the policy moves
+    assert any(a != 0.0 for line in lines for adv in line["advantages"].values() for a in adv)
+    assert any(line["params_after"]["digest"] != line["params_before"]["digest"] for line in lines)
+    assert lines[1]["params_before"] == lines[0]["params_after"]
+    assert "mean_reward" in capsys.readouterr().out
+    record = json.loads((out / "rl_run.json").read_text())
+    assert record["updates"] == 2 and record["init_run"] == json.loads((sft / "run.json").read_text())["run_id"]
+
+    prompts = tmp_path / "p.jsonl"
+    prompts.write_text(json.dumps({"id": "counter", "prompt": "A counter page."}) + "\n")
+    subprocess.run([str(training_env / "bin" / "python"), "-m", "webmend.training.trainenv.generate", "--model",
+                    str(out / "checkpoint"), "--prompts", str(prompts), "--out", str(tmp_path / "a.jsonl"),
+                    "--system", record["system_prompt"], "--max-new-tokens", "8"],
+                   env=child_env(threads=1), check=True, capture_output=True, timeout=300)
+    assert json.loads((tmp_path / "a.jsonl").read_text())["new_tokens"] > 0
