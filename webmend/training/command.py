@@ -65,39 +65,28 @@ def run_train(args) -> int:
         return run_eval(args)
     if args.train_command == "rl":
         return run_rl(args)
-    from webmend.training import sft
+    from webmend.training import jobs, sft
     from webmend.training.env import TrainEnvMissing
 
     try:
-        plan = sft.plan_sft(args.manifest, route=args.route, preset=args.preset, model=args.model, out=args.out,
-                            overrides=sft.parse_overrides(args.overrides), fmt=args.format, launch=args.launch)
+        plan = jobs.run_sft_job(args.manifest, route=args.route, fmt=args.format, preset=args.preset, model=args.model,
+                                out=args.out, overrides=sft.parse_overrides(args.overrides), launch=args.launch,
+                                nodes=args.nodes, gpus=args.gpus, echo=sft.echo_stdout, threads=args.threads)
     except sft.ManifestRejected as exc:
         print(f"webmend train sft: {exc}", file=sys.stderr)
         return 1
-    try:
-        if plan.record.tiny_model is None and args.preset == "tiny" and not args.model:
-            sft.build_tiny_model(plan)
-        sft.write_plan(plan)
-        if args.launch != "local":
-            # A cluster job should fail here, not after its nodes start: LlamaFactory's parser checks
-            # every key. Local runs skip it, since the trainer parses the same file at once.
-            problems = sft.check_config(plan)
-            if problems:
-                print(f"webmend train sft: {plan.yaml_path}: " + "; ".join(problems), file=sys.stderr)
-                return 2
-        if args.launch == "print":
-            sys.stdout.write(plan.yaml_path.read_text())
-            return 0
-        if args.launch == "script":
-            print(sft.write_launch_script(plan, args.nodes, args.gpus))
-            return 0
-        rc = sft.run_local(plan, echo=sft.echo_stdout, threads=args.threads)
-    except TrainEnvMissing as exc:
+    except (jobs.ConfigRejected, TrainEnvMissing) as exc:
         print(f"webmend train sft: {exc}", file=sys.stderr)
         return 2
+    if args.launch == "print":
+        sys.stdout.write(plan.yaml_path.read_text())
+        return 0
+    if args.launch == "script":
+        print(plan.run_dir / "launch.sh")
+        return 0
     m = plan.record.metrics
     print(f"{plan.run_dir}: {plan.record.status}, {m.steps} steps, final loss {m.final_loss}", file=sys.stderr)
-    return rc
+    return 0 if plan.record.status == "succeeded" else 1
 
 
 def run_eval(args) -> int:
@@ -135,50 +124,23 @@ def run_eval(args) -> int:
 
 def run_rl(args) -> int:
     import json
-    from pathlib import Path
 
     from webmend.config import load_config
-    from webmend.contracts.command import items_with_contracts
-    from webmend.evaluate.inputs import load_items
-    from webmend.export.manifest import code_version
-    from webmend.schemas.hashing import sha256_hex
-    from webmend.training import rl, sft
+    from webmend.training import jobs, sft
     from webmend.training.env import TrainEnvMissing
-    from webmend.training.evaluation import read_checkpoint
-    from webmend.training.policy import PolicyWorker
 
     eval_cfg = load_config(args.config)
     if args.mode:
         eval_cfg = eval_cfg.model_copy(update={"mode": args.mode})
-    items = items_with_contracts(load_items(args.tasks), args.contracts)
-    tasks = [it for _, it in sorted(items.items()) if it.get("prompt")]
-    options = {**rl.RL_PRESETS[args.preset], **sft.parse_overrides(args.overrides)}
-    if args.updates:
-        options["updates"] = args.updates
-    if args.workers:
-        options["workers"] = args.workers
-    if isinstance(options.get("roles"), list):
-        options["roles"] = tuple(options["roles"])
-    cfg = rl.RlConfig(**options)
-    init = read_checkpoint(args.init)
-    request = json.dumps({"init": init.model, "tasks": [t["id"] for t in tasks], "cfg": rl.config_dict(cfg),
-                          "eval": eval_cfg.config_hash()}, sort_keys=True, default=str)
-    out = Path(args.out or f"runs/train/rl-{sha256_hex(request)[:12]}")
     try:
-        with PolicyWorker(threads=args.threads) as policy:
-            policy.load(init.model, lr=cfg.lr, seed=cfg.seed, clip_eps=cfg.clip_eps, kl_coef=cfg.kl_coef)
-            lines = rl.train_rl(tasks, items, policy, eval_cfg, cfg, out, system=init.system_prompt)
-            policy.save(str(out / "checkpoint"))
+        outcome = jobs.run_rl_job(args.tasks, args.contracts, args.init, eval_cfg, preset=args.preset,
+                                  overrides=sft.parse_overrides(args.overrides), updates=args.updates, out=args.out,
+                                  workers=args.workers, threads=args.threads)
     except TrainEnvMissing as exc:
         print(f"webmend train rl: {exc}", file=sys.stderr)
         return 2
-    record = {"kind": "rl", "init": init.model, "init_run": init.run_id, "system_prompt": init.system_prompt,
-              "preset": args.preset, "config": rl.config_dict(cfg), "evaluator_config": eval_cfg.config_hash(),
-              "tasks": [t["id"] for t in tasks], "code_version": code_version(), "updates": len(lines),
-              "checkpoint": "checkpoint", "final_params": lines[-1]["params_after"] if lines else None}
-    (out / "rl_run.json").write_text(json.dumps(record, indent=2, sort_keys=True, default=str) + "\n")
-    for line in lines:
+    for line in outcome.lines:
         print(json.dumps({"update": line["update"], "mean_reward": {k: v["mean_reward"] for k, v in line["roles"].items()},
                           "loss": [s.get("loss") for s in line["update_stats"]]}))
-    print(f"{out}: {len(lines)} updates, checkpoint {out / 'checkpoint'}", file=sys.stderr)
+    print(f"{outcome.out}: {len(outcome.lines)} updates, checkpoint {outcome.out / 'checkpoint'}", file=sys.stderr)
     return 0

@@ -1,0 +1,108 @@
+"""Whole training jobs, shared by `webmend train` and the Prefect `train` flow: SFT from a
+manifest, RL from an initial checkpoint, and the RL plot. Pure core (no Prefect)."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from pathlib import Path
+
+from webmend.config import EvalConfig
+from webmend.export.manifest import code_version
+from webmend.schemas.hashing import sha256_hex
+from webmend.training import env as train_env
+from webmend.training import rl, sft
+from webmend.training.evaluation import read_checkpoint
+
+
+class ConfigRejected(ValueError):
+    """LlamaFactory's parser refused the rendered config."""
+
+
+def resolve_manifest(path: str | Path) -> Path:
+    """A version folder or manifest.json as given; an export folder (with LATEST.json) -> its latest version."""
+    p = Path(path)
+    latest = p / "LATEST.json"
+    if p.is_dir() and latest.is_file() and not (p / "manifest.json").exists():
+        return p / json.loads(latest.read_text())["version"]
+    return p
+
+
+def run_sft_job(manifest: str | Path, *, route: str = "refined", fmt: str = "sharegpt", preset: str = "tiny",
+                model: str | None = None, out: str | Path | None = None, overrides: dict | None = None,
+                launch: str = "local", nodes: int | None = None, gpus: int | None = None, echo=None,
+                threads: int | None = None) -> sft.SftPlan:
+    """Plan, write and (local) run one SFT; raises ManifestRejected, ConfigRejected, TrainEnvMissing."""
+    plan = sft.plan_sft(resolve_manifest(manifest), route=route, preset=preset, model=model, out=out,
+                        overrides=overrides, fmt=fmt, launch=launch)
+    if preset == "tiny" and not model:
+        sft.build_tiny_model(plan)
+    sft.write_plan(plan)
+    if launch != "local":
+        # A cluster job should fail here, not after its nodes start: LlamaFactory's parser checks
+        # every key. Local runs skip it, since the trainer parses the same file at once.
+        problems = sft.check_config(plan)
+        if problems:
+            raise ConfigRejected(f"{plan.yaml_path}: " + "; ".join(problems))
+    if launch == "script":
+        sft.write_launch_script(plan, nodes, gpus)
+    elif launch == "local":
+        sft.run_local(plan, echo=echo, threads=threads)
+    return plan
+
+
+@dataclass
+class RlOutcome:
+    out: Path
+    record: dict
+    lines: list[dict]
+
+
+def rl_config(preset: str, overrides: dict | None = None, updates: int | None = None,
+              workers: int | None = None) -> rl.RlConfig:
+    if preset not in rl.RL_PRESETS:
+        raise ValueError(f"unknown RL preset {preset!r}: one of {', '.join(rl.RL_PRESETS)}")
+    options = {**rl.RL_PRESETS[preset], **(overrides or {})}
+    if updates:
+        options["updates"] = updates
+    if workers:
+        options["workers"] = workers
+    if isinstance(options.get("roles"), list):
+        options["roles"] = tuple(options["roles"])
+    try:
+        return rl.RlConfig(**options)
+    except TypeError as exc:
+        raise ValueError(f"RL config: {exc}") from None
+
+
+def run_rl_job(tasks_file: str, contracts: list[str], init: str, eval_cfg: EvalConfig, *, preset: str = "tiny",
+               overrides: dict | None = None, updates: int | None = None, out: str | Path | None = None,
+               workers: int | None = None, threads: int | None = None) -> RlOutcome:
+    from webmend.contracts.command import items_with_contracts
+    from webmend.evaluate.inputs import load_items
+    from webmend.training.policy import PolicyWorker
+
+    items = items_with_contracts(load_items(tasks_file), contracts)
+    tasks = [it for _, it in sorted(items.items()) if it.get("prompt")]
+    cfg = rl_config(preset, overrides, updates, workers)
+    start = read_checkpoint(init)
+    request = json.dumps({"init": start.model, "tasks": [t["id"] for t in tasks], "cfg": rl.config_dict(cfg),
+                          "eval": eval_cfg.config_hash()}, sort_keys=True, default=str)
+    folder = Path(out or f"runs/train/rl-{sha256_hex(request)[:12]}")
+    with PolicyWorker(threads=threads) as policy:
+        policy.load(start.model, lr=cfg.lr, seed=cfg.seed, clip_eps=cfg.clip_eps, kl_coef=cfg.kl_coef)
+        lines = rl.train_rl(tasks, items, policy, eval_cfg, cfg, folder, system=start.system_prompt)
+        policy.save(str(folder / "checkpoint"))
+    record = {"kind": "rl", "init": start.model, "init_run": start.run_id, "system_prompt": start.system_prompt,
+              "preset": preset, "config": rl.config_dict(cfg), "evaluator_config": eval_cfg.config_hash(),
+              "tasks": [t["id"] for t in tasks], "code_version": code_version(), "updates": len(lines),
+              "checkpoint": "checkpoint", "final_params": lines[-1]["params_after"] if lines else None}
+    (folder / "rl_run.json").write_text(json.dumps(record, indent=2, sort_keys=True, default=str) + "\n")
+    return RlOutcome(folder, record, lines)
+
+
+def plot_rl(out: Path) -> Path:
+    """OUT/rl_rewards.png: mean reward per role and the loss, per update (drawn in the training env)."""
+    png = out / "rl_rewards.png"
+    train_env.run_trainenv_module("plot", ["--rl-log", str(out / "rl_log.jsonl"), "--out", str(png)], timeout=300)
+    return png
