@@ -108,6 +108,8 @@ def test_both_deployments_are_declared(deployed):
     assert "0 3 * * *" in nightly and "webmend-local" in nightly
     default = prefect(env, "deployment", "inspect", "build-refined-pool/default").stdout
     assert "data/samples/responses.jsonl" in default and str(ROOT) in default  # runs from this checkout
+    tiny = prefect(env, "deployment", "inspect", "train/tiny").stdout
+    assert "webmend/flows/train.py:train" in tiny and "runs/data/corpus" in tiny
 
 
 def test_deployment_run_writes_one_record_per_input(deployed, tmp_path):

@@ -70,6 +70,10 @@ def build_refined_pool(
     export_routes: list[str] | None = None,
     contracts: list[str] | None = None,
     contract_model: str | None = None,
+    train: bool = False,
+    train_route: str = "refined",
+    train_preset: str = "tiny",
+    train_overrides: dict | None = None,
 ) -> dict:
     """responses: JSONL files of raw answers; pages: HTML files or folders; items: HTMLBench test
     items (JSONL); data_root: folder or fsspec URL of the trace tables; config: evaluator config
@@ -95,7 +99,11 @@ def build_refined_pool(
     repair and export use for the pages of their tasks; contract_model: litellm model that builds a
     contract for every kept prompt without test cases (validated, cached, rejects recorded under
     ROOT/_contracts/KEY/), added to `contracts`. Pages with neither test cases nor a contract are
-    evaluated as before; the result counts them (`unchecked_pages`)."""
+    evaluated as before; the result counts them (`unchecked_pages`). train: hand the export's
+    manifest to the train flow (SFT of `train_preset` on `train_route`, `train_overrides` as
+    `webmend train sft --set`; docs/training.md); needs export."""
+    if train and not export:
+        raise ValueError("train=True trains on this run's export: set export=True as well")
     generated = None
     built = None
     if prompts:
@@ -139,6 +147,12 @@ def build_refined_pool(
     if export:
         out["export"] = tasks.export_corpus(data_root, export_out, export_config, export_routes, benchmark or [],
                                             plan.run_id)
+    if train:
+        from webmend.flows.train import train as train_flow
+
+        # A subflow: the manifest just published (or the unchanged one) goes to SFT (docs/training.md).
+        out["train"] = train_flow(manifest=out["export"]["manifest"], route=train_route, preset=train_preset,
+                                  overrides=train_overrides)
     return out
 
 
@@ -219,6 +233,12 @@ def _raise_failures(what: str, failed: list) -> None:
         raise RuntimeError(f"{len(failed)} {what} failed: " + "; ".join(f"{b.index}: {e!r}"[:200] for b, e in failed))
 
 
+def _overrides(pairs: list[str]) -> dict | None:
+    from webmend.training.sft import parse_overrides
+
+    return parse_overrides(pairs) or None
+
+
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(prog="python -m webmend.flows.build_refined_pool", description=__doc__.split("\n")[0])
     p.add_argument("pages", nargs="*", help="HTML files or folders")
@@ -254,6 +274,11 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--export-routes", nargs="+", choices=("raw", "filtered", "refined"))
     p.add_argument("--contracts", nargs="+", help="task contracts (.json, .jsonl or folders; docs/icg-format.md)")
     p.add_argument("--contract-model", help="litellm model that builds contracts for prompts without test cases")
+    p.add_argument("--train", action="store_true", help="SFT on the export's manifest (the train flow; docs/training.md)")
+    p.add_argument("--train-route", default="refined", choices=("raw", "filtered", "refined"))
+    p.add_argument("--train-preset", default="tiny", choices=("tiny", "4b", "9b", "27b"))
+    p.add_argument("--train-set", action="append", default=[], metavar="KEY=VALUE",
+                   help="override a LlamaFactory key of the SFT (repeatable)")
     add_settings_arguments(p)  # generation limits: --max-tokens, --seed, --workers, --rpm, ... (docs/generation.md)
     a = p.parse_args(argv)
     result = build_refined_pool(responses=a.responses, pages=a.pages, items=a.items, data_root=a.data_root,
@@ -267,7 +292,9 @@ def main(argv: list[str] | None = None) -> int:
                                repair_max_cost=a.repair_max_cost, repair_config=a.repair_config,
                                incremental=a.incremental, export=a.export, export_out=a.export_out,
                                export_config=a.export_config, export_routes=a.export_routes,
-                               contracts=a.contracts, contract_model=a.contract_model)
+                               contracts=a.contracts, contract_model=a.contract_model, train=a.train,
+                               train_route=a.train_route, train_preset=a.train_preset,
+                               train_overrides=_overrides(a.train_set))
     print(json.dumps(result, indent=2, default=str))
     return 0
 
