@@ -42,7 +42,8 @@ def test_sft_then_two_rl_updates_with_browser_rewards(training_env, tmp_path, ca
     out = tmp_path / "rl"
     assert main(["train", "rl", "--tasks", str(FIX / "items.jsonl"), "--contracts", str(FIX / "contracts"),
                  "--init", str(sft), "--preset", "tiny", "--updates", "2", "--set", "n_gen=3", "--set", "n_crit=2",
-                 "--set", "n_ref=2", "--set", "max_new_tokens=120", "--out", str(out), "--threads", "1"]) == 0
+                 "--set", "n_ref=2", "--set", "max_new_tokens=120", "--out", str(out), "--threads", "1",
+                 "--dask-workers", "1"]) == 0
     lines = [json.loads(line) for line in (out / "rl_log.jsonl").read_text().splitlines()]
     assert [line["update"] for line in lines] == [1, 2]
     for line in lines:
@@ -59,7 +60,7 @@ def test_sft_then_two_rl_updates_with_browser_rewards(training_env, tmp_path, ca
     assert lines[1]["params_before"] == lines[0]["params_after"]
     assert "mean_reward" in capsys.readouterr().out
     record = json.loads((out / "rl_run.json").read_text())
-    assert record["updates"] == 2 and record["init_run"] == json.loads((sft / "run.json").read_text())["run_id"]
+    assert record["rewards_on"] == "dask" and record["updates"] == 2 and record["init_run"] == json.loads((sft / "run.json").read_text())["run_id"]
 
     prompts = tmp_path / "p.jsonl"
     prompts.write_text(json.dumps({"id": "counter", "prompt": "A counter page."}) + "\n")

@@ -58,6 +58,8 @@ def add_rl_arguments(sub) -> None:
     r.add_argument("--config", help="evaluator config (YAML/JSON)")
     r.add_argument("--workers", type=int, help="browser workers for the rewards")
     r.add_argument("--threads", type=int, help="OMP_NUM_THREADS for the policy worker")
+    r.add_argument("--dask-address", help="run the page rewards on this Dask scheduler's workers (warm browsers)")
+    r.add_argument("--dask-workers", type=int, help="run the page rewards on a local Dask cluster of N workers")
 
 
 def run_train(args) -> int:
@@ -135,7 +137,8 @@ def run_rl(args) -> int:
     try:
         outcome = jobs.run_rl_job(args.tasks, args.contracts, args.init, eval_cfg, preset=args.preset,
                                   overrides=sft.parse_overrides(args.overrides), updates=args.updates, out=args.out,
-                                  workers=args.workers, threads=args.threads)
+                                  workers=args.workers, threads=args.threads, dask_address=args.dask_address,
+                                  dask_workers=args.dask_workers)
     except TrainEnvMissing as exc:
         print(f"webmend train rl: {exc}", file=sys.stderr)
         return 2

@@ -77,8 +77,14 @@ def rl_config(preset: str, overrides: dict | None = None, updates: int | None = 
 
 def run_rl_job(tasks_file: str, contracts: list[str], init: str, eval_cfg: EvalConfig, *, preset: str = "tiny",
                overrides: dict | None = None, updates: int | None = None, out: str | Path | None = None,
-               workers: int | None = None, threads: int | None = None) -> RlOutcome:
+               workers: int | None = None, threads: int | None = None, dask_address: str | None = None,
+               dask_workers: int | None = None) -> RlOutcome:
+    """RL from `init`; with dask_address (a scheduler) or dask_workers (a local cluster) the page
+    rewards run on Dask workers with warm browsers, else on a local pool."""
+    from contextlib import nullcontext
+
     from webmend.contracts.command import items_with_contracts
+    from webmend.stage import executors
     from webmend.evaluate.inputs import load_items
     from webmend.training.policy import PolicyWorker
 
@@ -89,13 +95,16 @@ def run_rl_job(tasks_file: str, contracts: list[str], init: str, eval_cfg: EvalC
     request = json.dumps({"init": start.model, "tasks": [t["id"] for t in tasks], "cfg": rl.config_dict(cfg),
                           "eval": eval_cfg.config_hash()}, sort_keys=True, default=str)
     folder = Path(out or f"runs/train/rl-{sha256_hex(request)[:12]}")
-    with PolicyWorker(threads=threads) as policy:
+    use_dask = bool(dask_address or dask_workers)
+    with (executors.dask(dask_address, dask_workers) if use_dask else nullcontext()) as executor, \
+            PolicyWorker(threads=threads) as policy:
         policy.load(start.model, lr=cfg.lr, seed=cfg.seed, clip_eps=cfg.clip_eps, kl_coef=cfg.kl_coef)
-        lines = rl.train_rl(tasks, items, policy, eval_cfg, cfg, folder, system=start.system_prompt)
+        lines = rl.train_rl(tasks, items, policy, eval_cfg, cfg, folder, system=start.system_prompt, executor=executor)
         policy.save(str(folder / "checkpoint"))
     record = {"kind": "rl", "init": start.model, "init_run": start.run_id, "system_prompt": start.system_prompt,
               "preset": preset, "config": rl.config_dict(cfg), "evaluator_config": eval_cfg.config_hash(),
               "tasks": [t["id"] for t in tasks], "code_version": code_version(), "updates": len(lines),
+              "rewards_on": "dask" if use_dask else "local",
               "checkpoint": "checkpoint", "final_params": lines[-1]["params_after"] if lines else None}
     (folder / "rl_run.json").write_text(json.dumps(record, indent=2, sort_keys=True, default=str) + "\n")
     return RlOutcome(folder, record, lines)

@@ -92,9 +92,9 @@ def _page_rollouts(policy, messages: dict[str, list[dict]], n: int, role: str, g
     return out
 
 
-def _score(rollouts: list[Rollout], items, eval_cfg, work: Path, cache, cfg: RlConfig) -> dict[str, PageReward]:
+def _score(rollouts: list[Rollout], items, eval_cfg, work: Path, cache, cfg: RlConfig, executor) -> dict[str, PageReward]:
     rewards = score_pages({r.key: r.completion["text"] for r in rollouts}, items, eval_cfg, work, cache=cache,
-                          weights=cfg.reward_weights, workers=cfg.workers)
+                          weights=cfg.reward_weights, workers=cfg.workers, executor=executor)
     for r in rollouts:
         r.reward = rewards[r.key].reward
         r.detail.update(source=rewards[r.key].source, status=rewards[r.key].status)
@@ -108,7 +108,7 @@ def pick_draft(gens: list[Rollout]) -> Rollout | None:
 
 
 def run_update(m: int, tasks: list[dict], policy, items: dict, eval_cfg: EvalConfig, cfg: RlConfig, system: str,
-               work: Path, cache: RewardCache) -> tuple[list[Rollout], dict]:
+               work: Path, cache: RewardCache, executor=None) -> tuple[list[Rollout], dict]:
     """Sample, execute and score every role for update m (1-based); returns the rollouts and notes."""
     def task_of(key: str) -> str:
         return key.split("#", 1)[0]
@@ -116,7 +116,7 @@ def run_update(m: int, tasks: list[dict], policy, items: dict, eval_cfg: EvalCon
     gen_msgs = {f"{t['id']}#u{m}": [{"role": "system", "content": system}, {"role": "user", "content": t["prompt"]}]
                 for t in tasks}
     gens = _page_rollouts(policy, gen_msgs, cfg.n_gen, "generator", lambda k: f"gen:{task_of(k)}", cfg, "g")
-    gen_rewards = _score(gens, items, eval_cfg, work / "gen", cache, cfg)
+    gen_rewards = _score(gens, items, eval_cfg, work / "gen", cache, cfg, executor)
     notes = {"critic_skipped": {}}
     if "critic" not in cfg.roles:
         return gens, notes
@@ -147,7 +147,7 @@ def run_update(m: int, tasks: list[dict], policy, items: dict, eval_cfg: EvalCon
         refs = _page_rollouts(policy, ref_msgs, cfg.n_ref, "refiner", lambda k: f"ref:{k.split('#', 1)[1]}@{task_of(k)}",
                               cfg, "r")
         if refs:
-            _score(refs, items, eval_cfg, work / "ref", cache, cfg)
+            _score(refs, items, eval_cfg, work / "ref", cache, cfg, executor)
     schedule = CriticSchedule(cfg.critic_warmup, cfg.critic_lambda)
     for c in crits:
         draft, labels = drafts[task_of(c.key)]
@@ -200,8 +200,9 @@ def task_batches(tasks: list[dict], cfg: RlConfig):
 
 
 def train_rl(tasks: list[dict], items: dict, policy, eval_cfg: EvalConfig, cfg: RlConfig, out: Path, *,
-             system: str) -> list[dict]:
-    """Run cfg.updates updates; returns the log lines (also OUT/rl_log.jsonl)."""
+             system: str, executor=None) -> list[dict]:
+    """Run cfg.updates updates; returns the log lines (also OUT/rl_log.jsonl). `executor` (a Dask
+    one from webmend.stage.executors) runs the rewards on warm workers; else a local pool per call."""
     if not tasks:
         raise ValueError("no RL tasks")
     out.mkdir(parents=True, exist_ok=True)
@@ -211,7 +212,7 @@ def train_rl(tasks: list[dict], items: dict, policy, eval_cfg: EvalConfig, cfg: 
         started = time.perf_counter()
         work = out / "updates" / f"{m:04d}"
         before = policy.digest()
-        rollouts, notes = run_update(m, batch, policy, items, eval_cfg, cfg, system, work, cache)
+        rollouts, notes = run_update(m, batch, policy, items, eval_cfg, cfg, system, work, cache, executor)
         advantages = assign_advantages(rollouts)
         stats = policy.update([{"prompt_ids": r.completion["prompt_ids"], "completion_ids": r.completion["completion_ids"],
                                 "advantage": r.advantage, "role": r.role, "group": r.group} for r in rollouts],

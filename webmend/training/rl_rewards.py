@@ -1,6 +1,10 @@
 """Page rewards for RL from real browser execution: the evaluator (and the task's contract, when it
 has one) runs every sampled page; rewards are cached by content hash, so a page seen before (a
-repeated sample, a resumed run) is not executed again."""
+repeated sample, a resumed run) is not executed again.
+
+Pages run either here (a local pool of `workers` processes started per call, as `webmend
+evaluate`) or, given an executor (`webmend.stage.executors.dask`), in batches on Dask workers
+that keep one warm browser each across every update of the run."""
 
 from __future__ import annotations
 
@@ -9,9 +13,13 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 
 from webmend.config import EvalConfig
-from webmend.evaluate.inputs import iter_responses, match_item
+from webmend.evaluate.inputs import RawInput, iter_responses, match_item
 from webmend.evaluate.run import iter_records, run_evaluation
 from webmend.schemas.hashing import sha256_hex
+from webmend.stage.batches import Batch
+from webmend.stage.run import InOrder, run_stage
+
+DASK_BATCH = 4  # pages per Dask task: few enough to spread, enough to amortise a task's overhead
 
 
 @dataclass(frozen=True)
@@ -72,8 +80,41 @@ class RewardCache:
             fh.write(json.dumps({"hash": key, **asdict(reward)}, sort_keys=True) + "\n")
 
 
+def evaluate_pages_on_worker(jobs: tuple, cfg_json: str) -> list[dict]:
+    """A batch of (RawInput, item) on this process's warm browser (a Dask worker's)."""
+    from webmend.browser.worker import get_worker  # Playwright only where pages run
+    from webmend.evaluate.records import evaluate_input
+
+    cfg = EvalConfig.model_validate_json(cfg_json)
+    worker = get_worker(cfg)
+    return [evaluate_input(raw, item, cfg, worker) for raw, item in jobs]
+
+
+def _evaluate(todo: dict[str, str], items: dict, cfg: EvalConfig, work: Path, workers: int, executor) -> list[dict]:
+    work.mkdir(parents=True, exist_ok=True)
+    answers = work / "answers.jsonl"
+    answers.write_text("".join(json.dumps({"id": k, "prompt": (match_item(items, k) or {}).get("prompt"),
+                                           "response": text}) + "\n" for k, text in todo.items()))
+    if executor is None:
+        run_evaluation(iter_responses(answers), items, cfg, work / "eval", workers=workers)
+        return list(iter_records(work / "eval" / "results.jsonl"))
+    jobs = [(RawInput(n, k, str(answers), text, None, (match_item(items, k) or {}).get("prompt")), match_item(items, k))
+            for n, (k, text) in enumerate(todo.items())]
+    batches = [Batch(i, str(i), tuple(jobs[start:start + DASK_BATCH]))
+               for i, start in enumerate(range(0, len(jobs), DASK_BATCH))]
+    records: list[dict] = []
+    cfg_json = cfg.model_dump_json()
+    report = run_stage(batches, submit=lambda b: executor.submit(evaluate_pages_on_worker, b.items, cfg_json),
+                       completed=executor.completed, commit=InOrder(lambda b, recs: records.extend(recs), 0))
+    if report.failures:
+        raise RuntimeError(f"reward evaluation failed: {report.failures[0][1]!r}")
+    (work / "eval").mkdir(exist_ok=True)
+    (work / "eval" / "results.jsonl").write_text("".join(json.dumps(r, sort_keys=True) + "\n" for r in records))
+    return records
+
+
 def score_pages(pages: dict[str, str], items: dict[str, dict], cfg: EvalConfig, work: Path, *, cache: RewardCache,
-                weights: RewardWeights, workers: int = 1) -> dict[str, PageReward]:
+                weights: RewardWeights, workers: int = 1, executor=None) -> dict[str, PageReward]:
     """{sample key: reward} for {sample key: answer text}; keys are `TASK#...` sample ids."""
     keys = {k: RewardCache.key(text, match_item(items, k), cfg) for k, text in pages.items()}
     todo, seen = {}, set()
@@ -82,11 +123,6 @@ def score_pages(pages: dict[str, str], items: dict[str, dict], cfg: EvalConfig, 
             seen.add(keys[k])
             todo[k] = text
     if todo:
-        work.mkdir(parents=True, exist_ok=True)
-        answers = work / "answers.jsonl"
-        answers.write_text("".join(json.dumps({"id": k, "prompt": (match_item(items, k) or {}).get("prompt"),
-                                               "response": text}) + "\n" for k, text in todo.items()))
-        run_evaluation(iter_responses(answers), items, cfg, work / "eval", workers=workers)
-        for rec in iter_records(work / "eval" / "results.jsonl"):
+        for rec in _evaluate(todo, items, cfg, work, workers, executor):
             cache.add(keys[rec["id"]], reward_from_record(rec, weights))
     return {k: cache.entries[keys[k]] for k in pages}
