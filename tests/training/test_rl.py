@@ -104,3 +104,30 @@ def test_critique_parsing_and_draft_choice():
     assert parse_verdicts("R1 is fine", ids) is None and parse_verdicts('{"verdicts": {"R1": "maybe"}}', ids) is None
     rolls = [Rollout(f"k{i}", "generator", "g", {}, reward=r) for i, r in enumerate([1.0, 0.4, 0.7, 0.7])]
     assert pick_draft(rolls).key == "k2" and pick_draft(rolls[:1]) is None
+
+
+def test_the_visual_anchor_penalises_only_pages_that_look_worse_than_the_reference(items, tmp_path):
+    from webmend.training.rl_rewards import anchor_degradation
+
+    assert anchor_degradation(20.0, 20.0, 25.0, 0.05) == 0.0 and anchor_degradation(20.0, 24.0, 25.0, 0.05) == 0.0
+    assert anchor_degradation(20.0, 10.0, 25.0, 0.05) == pytest.approx(0.4 - 0.05)
+    assert anchor_degradation(20.0, None, 25.0, 0.05) == 1.0 and anchor_degradation(None, 3.0, 25.0, 0.05) == 0.0
+
+    styled = (FIX / "anchors" / "greeting.html").read_text()
+
+    class Styled(ScriptedPolicy):
+        def sample(self, requests):
+            out = super().sample(requests)
+            for c in out:  # the greeting's first sample: the reference itself; the second: a plain page
+                if c["key"].startswith("greeting"):
+                    c["text"] = styled if c["index"] == 0 else GOOD["greeting"]
+            return out
+
+    cfg = RlConfig(updates=1, tasks_per_update=2, n_gen=2, roles=("generator",), visual_anchor_weight=0.5)
+    train_rl(list(items.values()), items, Styled(), EvalConfig(), cfg, tmp_path, system="SYS",
+             anchors={"greeting": styled})
+    rows = {json.loads(s)["key"]: json.loads(s) for s in (tmp_path / "updates" / "0001" / "samples.jsonl").read_text().splitlines()}
+    same, plain = rows["greeting#u1-g0"], rows["greeting#u1-g1"]
+    assert same["anchor_D"] == 0.0 and same["reward"] == same["page_reward"]
+    assert plain["anchor_D"] > 0.2 and plain["reward"] == pytest.approx(plain["page_reward"] - 0.5 * plain["anchor_D"])
+    assert "anchor_D" not in rows["counter#u1-g0"]  # no reference for the counter task

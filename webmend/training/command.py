@@ -60,6 +60,7 @@ def add_rl_arguments(sub) -> None:
     r.add_argument("--threads", type=int, help="OMP_NUM_THREADS for the policy worker")
     r.add_argument("--dask-address", help="run the page rewards on this Dask scheduler's workers (warm browsers)")
     r.add_argument("--dask-workers", type=int, help="run the page rewards on a local Dask cluster of N workers")
+    r.add_argument("--anchors", help="reference pages TASK_ID.html for the visual anchor (with --set visual_anchor_weight=W)")
 
 
 def run_train(args) -> int:
@@ -138,7 +139,7 @@ def run_rl(args) -> int:
         outcome = jobs.run_rl_job(args.tasks, args.contracts, args.init, eval_cfg, preset=args.preset,
                                   overrides=sft.parse_overrides(args.overrides), updates=args.updates, out=args.out,
                                   workers=args.workers, threads=args.threads, dask_address=args.dask_address,
-                                  dask_workers=args.dask_workers)
+                                  dask_workers=args.dask_workers, anchors=args.anchors)
     except TrainEnvMissing as exc:
         print(f"webmend train rl: {exc}", file=sys.stderr)
         return 2

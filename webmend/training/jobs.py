@@ -78,9 +78,10 @@ def rl_config(preset: str, overrides: dict | None = None, updates: int | None = 
 def run_rl_job(tasks_file: str, contracts: list[str], init: str, eval_cfg: EvalConfig, *, preset: str = "tiny",
                overrides: dict | None = None, updates: int | None = None, out: str | Path | None = None,
                workers: int | None = None, threads: int | None = None, dask_address: str | None = None,
-               dask_workers: int | None = None) -> RlOutcome:
+               dask_workers: int | None = None, anchors: str | None = None) -> RlOutcome:
     """RL from `init`; with dask_address (a scheduler) or dask_workers (a local cluster) the page
-    rewards run on Dask workers with warm browsers, else on a local pool."""
+    rewards run on Dask workers with warm browsers, else on a local pool. anchors: a folder of
+    reference pages TASK_ID.html for the visual anchor (visual_anchor_weight > 0)."""
     from contextlib import nullcontext
 
     from webmend.contracts.command import items_with_contracts
@@ -99,7 +100,8 @@ def run_rl_job(tasks_file: str, contracts: list[str], init: str, eval_cfg: EvalC
     with (executors.dask(dask_address, dask_workers) if use_dask else nullcontext()) as executor, \
             PolicyWorker(threads=threads) as policy:
         policy.load(start.model, lr=cfg.lr, seed=cfg.seed, clip_eps=cfg.clip_eps, kl_coef=cfg.kl_coef)
-        lines = rl.train_rl(tasks, items, policy, eval_cfg, cfg, folder, system=start.system_prompt, executor=executor)
+        lines = rl.train_rl(tasks, items, policy, eval_cfg, cfg, folder, system=start.system_prompt, executor=executor,
+                            anchors=load_anchors(anchors, items))
         policy.save(str(folder / "checkpoint"))
     record = {"kind": "rl", "init": start.model, "init_run": start.run_id, "system_prompt": start.system_prompt,
               "preset": preset, "config": rl.config_dict(cfg), "evaluator_config": eval_cfg.config_hash(),
@@ -108,6 +110,17 @@ def run_rl_job(tasks_file: str, contracts: list[str], init: str, eval_cfg: EvalC
               "checkpoint": "checkpoint", "final_params": lines[-1]["params_after"] if lines else None}
     (folder / "rl_run.json").write_text(json.dumps(record, indent=2, sort_keys=True, default=str) + "\n")
     return RlOutcome(folder, record, lines)
+
+
+def load_anchors(folder: str | None, items: dict) -> dict[str, str]:
+    """{task id: reference HTML} from FOLDER/TASK_ID.html; a file for no task is an error."""
+    if not folder:
+        return {}
+    pages = {p.stem: p.read_text(encoding="utf-8") for p in sorted(Path(folder).glob("*.html"))}
+    unknown = sorted(set(pages) - set(items))
+    if unknown:
+        raise ValueError(f"--anchors: no task for {', '.join(unknown)}")
+    return pages
 
 
 def plot_rl(out: Path) -> Path:

@@ -27,7 +27,7 @@ from pathlib import Path
 from webmend.config import EvalConfig
 from webmend.training.rewards import CRITIC_MIN_REWARD, CriticSchedule, advantages_by_group, discriminability, helpfulness
 from webmend.training.rl_prompts import critic_messages, parse_verdicts, refiner_messages
-from webmend.training.rl_rewards import PageReward, RewardCache, RewardWeights, score_pages
+from webmend.training.rl_rewards import PageReward, RewardCache, RewardWeights, anchor_degradation, score_pages
 
 log = logging.getLogger(__name__)
 ROLES = ("generator", "critic", "refiner")
@@ -52,6 +52,10 @@ class RlConfig:
     reward_weights: RewardWeights = field(default_factory=RewardWeights)
     seed: int = 0
     workers: int = 1  # browser workers for the rewards
+    # WebCatalyst's visual anchor: reward - weight * D for pages of tasks with a reference page
+    # (--anchors); 0 turns it off. D is one-sided (rl_rewards.anchor_degradation).
+    visual_anchor_weight: float = 0.0
+    visual_anchor_tolerance: float = 0.05
 
     def __post_init__(self):
         unknown = set(self.roles) - set(ROLES)
@@ -92,13 +96,31 @@ def _page_rollouts(policy, messages: dict[str, list[dict]], n: int, role: str, g
     return out
 
 
-def _score(rollouts: list[Rollout], items, eval_cfg, work: Path, cache, cfg: RlConfig, executor) -> dict[str, PageReward]:
+def _score(rollouts: list[Rollout], items, eval_cfg, work: Path, cache, cfg: RlConfig, executor,
+           anchors: dict[str, float | None] | None = None) -> dict[str, PageReward]:
     rewards = score_pages({r.key: r.completion["text"] for r in rollouts}, items, eval_cfg, work, cache=cache,
                           weights=cfg.reward_weights, workers=cfg.workers, executor=executor)
     for r in rollouts:
-        r.reward = rewards[r.key].reward
-        r.detail.update(source=rewards[r.key].source, status=rewards[r.key].status)
+        got = rewards[r.key]
+        r.reward = got.reward
+        r.detail.update(source=got.source, status=got.status)
+        task = r.key.split("#", 1)[0]
+        if cfg.visual_anchor_weight and anchors and task in anchors:
+            d = anchor_degradation(anchors[task], got.visual, eval_cfg.budgets.visual_design,
+                                   cfg.visual_anchor_tolerance)
+            r.reward = round(got.reward - cfg.visual_anchor_weight * d, 6)
+            r.detail.update(page_reward=got.reward, anchor_D=d)
     return rewards
+
+
+def anchor_scores(anchors: dict[str, str], items, eval_cfg: EvalConfig, work: Path, cache, cfg: RlConfig,
+                  executor=None) -> dict[str, float | None]:
+    """The reference pages' visual-design points, executed once (and cached like every page)."""
+    if not anchors or not cfg.visual_anchor_weight:
+        return {}
+    got = score_pages({f"{tid}#anchor": html for tid, html in anchors.items()}, items, eval_cfg, work, cache=cache,
+                      weights=cfg.reward_weights, workers=cfg.workers, executor=executor)
+    return {tid: got[f"{tid}#anchor"].visual for tid in anchors}
 
 
 def pick_draft(gens: list[Rollout]) -> Rollout | None:
@@ -108,7 +130,7 @@ def pick_draft(gens: list[Rollout]) -> Rollout | None:
 
 
 def run_update(m: int, tasks: list[dict], policy, items: dict, eval_cfg: EvalConfig, cfg: RlConfig, system: str,
-               work: Path, cache: RewardCache, executor=None) -> tuple[list[Rollout], dict]:
+               work: Path, cache: RewardCache, executor=None, anchors: dict | None = None) -> tuple[list[Rollout], dict]:
     """Sample, execute and score every role for update m (1-based); returns the rollouts and notes."""
     def task_of(key: str) -> str:
         return key.split("#", 1)[0]
@@ -116,7 +138,7 @@ def run_update(m: int, tasks: list[dict], policy, items: dict, eval_cfg: EvalCon
     gen_msgs = {f"{t['id']}#u{m}": [{"role": "system", "content": system}, {"role": "user", "content": t["prompt"]}]
                 for t in tasks}
     gens = _page_rollouts(policy, gen_msgs, cfg.n_gen, "generator", lambda k: f"gen:{task_of(k)}", cfg, "g")
-    gen_rewards = _score(gens, items, eval_cfg, work / "gen", cache, cfg, executor)
+    gen_rewards = _score(gens, items, eval_cfg, work / "gen", cache, cfg, executor, anchors)
     notes = {"critic_skipped": {}}
     if "critic" not in cfg.roles:
         return gens, notes
@@ -147,7 +169,7 @@ def run_update(m: int, tasks: list[dict], policy, items: dict, eval_cfg: EvalCon
         refs = _page_rollouts(policy, ref_msgs, cfg.n_ref, "refiner", lambda k: f"ref:{k.split('#', 1)[1]}@{task_of(k)}",
                               cfg, "r")
         if refs:
-            _score(refs, items, eval_cfg, work / "ref", cache, cfg, executor)
+            _score(refs, items, eval_cfg, work / "ref", cache, cfg, executor, anchors)
     schedule = CriticSchedule(cfg.critic_warmup, cfg.critic_lambda)
     for c in crits:
         draft, labels = drafts[task_of(c.key)]
@@ -200,19 +222,21 @@ def task_batches(tasks: list[dict], cfg: RlConfig):
 
 
 def train_rl(tasks: list[dict], items: dict, policy, eval_cfg: EvalConfig, cfg: RlConfig, out: Path, *,
-             system: str, executor=None) -> list[dict]:
+             system: str, executor=None, anchors: dict[str, str] | None = None) -> list[dict]:
     """Run cfg.updates updates; returns the log lines (also OUT/rl_log.jsonl). `executor` (a Dask
-    one from webmend.stage.executors) runs the rewards on warm workers; else a local pool per call."""
+    one from webmend.stage.executors) runs the rewards on warm workers; else a local pool per call.
+    `anchors`: {task id: reference page HTML} for the visual anchor."""
     if not tasks:
         raise ValueError("no RL tasks")
     out.mkdir(parents=True, exist_ok=True)
     cache = RewardCache(out / "reward_cache.jsonl")
+    anchor_points = anchor_scores(anchors or {}, items, eval_cfg, out / "anchors", cache, cfg, executor)
     lines = []
     for m, batch in task_batches(tasks, cfg):
         started = time.perf_counter()
         work = out / "updates" / f"{m:04d}"
         before = policy.digest()
-        rollouts, notes = run_update(m, batch, policy, items, eval_cfg, cfg, system, work, cache, executor)
+        rollouts, notes = run_update(m, batch, policy, items, eval_cfg, cfg, system, work, cache, executor, anchor_points)
         advantages = assign_advantages(rollouts)
         stats = policy.update([{"prompt_ids": r.completion["prompt_ids"], "completion_ids": r.completion["completion_ids"],
                                 "advantage": r.advantage, "role": r.role, "group": r.group} for r in rollouts],

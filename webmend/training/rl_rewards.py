@@ -39,21 +39,36 @@ class PageReward:
     labels: dict | None = None  # z, from the contract
     score: float | None = None
     pass_rate: float | None = None
+    visual: float | None = None  # the visual_design points, for the visual anchor
 
 
 def reward_from_record(rec: dict, weights: RewardWeights) -> PageReward:
     contract = rec.get("contract")
     score = (rec.get("score") or {}).get("total")
+    visual = (rec.get("score") or {}).get("visual_design")
     tests = rec.get("tests") or []
     total_weight = sum(t["weight"] for t in tests)
     pass_rate = sum(t["weight"] for t in tests if t["passed"]) / total_weight if total_weight else None
     if contract is not None:
         return PageReward(float(contract.get("reward") or 0.0), "contract", rec["status"], contract.get("labels") or {},
-                          score, pass_rate)
+                          score, pass_rate, visual)
     if score is None:
         return PageReward(0.0, "evaluator", rec["status"], None, None, pass_rate)
     mixed = weights.score * score / 100 + weights.tests * (pass_rate if pass_rate is not None else score / 100)
-    return PageReward(round(mixed / (weights.score + weights.tests), 6), "evaluator", rec["status"], None, score, pass_rate)
+    return PageReward(round(mixed / (weights.score + weights.tests), 6), "evaluator", rec["status"], None, score, pass_rate,
+                      visual)
+
+
+def anchor_degradation(reference: float | None, candidate: float | None, budget: float, tolerance: float) -> float:
+    """WebCatalyst's one-sided visual degradation against a reference page, in [0, 1]: how far the
+    candidate's visual-design points fall below the reference's (as a share of the dimension's
+    points), beyond a tolerance; 0 when it is comparable or better. A candidate without a scored
+    page is fully degraded; without a scored reference there is no anchor."""
+    if reference is None or budget <= 0:
+        return 0.0
+    if candidate is None:
+        return 1.0
+    return min(1.0, max(0.0, (reference - candidate) / budget - tolerance))
 
 
 class RewardCache:
