@@ -69,3 +69,8 @@ def test_sft_then_two_rl_updates_with_browser_rewards(training_env, tmp_path, ca
                     "--system", record["system_prompt"], "--max-new-tokens", "8"],
                    env=child_env(threads=1), check=True, capture_output=True, timeout=300)
     assert json.loads((tmp_path / "a.jsonl").read_text())["new_tokens"] > 0
+    # and LlamaFactory trains on from it (the RL checkpoint is a plain transformers model folder)
+    version = json.loads((tmp_path / "corpus" / "LATEST.json").read_text())["version"]
+    assert main(["train", "sft", "--manifest", str(tmp_path / "corpus" / version), "--route", "raw", "--preset", "tiny",
+                 "--model", str(out / "checkpoint"), "--out", str(tmp_path / "sft-again"), "--threads", "1",
+                 "--set", "max_steps=1"]) == 0
