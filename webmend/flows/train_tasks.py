@@ -46,21 +46,14 @@ def train_sft(manifest: str, route: str, preset: str, model: str | None, overrid
 @task(name="train-eval", cache_policy=NO_CACHE)
 def train_eval(checkpoints: list[str], items: str, out: str, backend: str, max_new_tokens: int,
                cfg_json: str | None) -> dict:
-    from dataclasses import replace
-
     from webmend.config import EvalConfig
     from webmend.evaluate.inputs import load_items
     from webmend.training import evaluation
 
     cfg = EvalConfig.model_validate_json(cfg_json) if cfg_json else EvalConfig()
-    loaded = load_items(items)
-    reports = []
-    for n, path in enumerate(checkpoints):
-        ckpt = evaluation.read_checkpoint(path)
-        ckpt = replace(ckpt, label=f"{n}:{ckpt.label}")
-        reports.append(evaluation.evaluate_checkpoint(ckpt, loaded, Path(out) / f"{n:02d}", cfg, backend=backend,
-                                                      max_new_tokens=max_new_tokens))
-    table = evaluation.write_comparison(reports, Path(out))
+    reports, table = evaluation.compare_checkpoints([evaluation.read_checkpoint(c) for c in checkpoints],
+                                                    load_items(items), Path(out), cfg, backend=backend,
+                                                    max_new_tokens=max_new_tokens)
     create_table_artifact(key=EVAL_ARTIFACT_KEY, description="checkpoints per family", table=[
         {"checkpoint": r["checkpoint"], "family": fam, "items": row["items"], "mean_score": row["mean_score"],
          "pass_rate": row["pass_rate"], **row["bands"]} for r in reports for fam, row in r["families"].items()])

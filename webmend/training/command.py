@@ -111,14 +111,9 @@ def run_eval(args) -> int:
     if args.backend == "openai":
         checkpoints = [replace(c, model=m) for c, m in zip(checkpoints, args.served_model)]
     out = Path(args.out)
-    reports = []
-    for n, ckpt in enumerate(checkpoints):
-        ckpt = replace(ckpt, label=f"{n}:{ckpt.label}")  # two runs of one route and preset stay apart
-        sub = out / f"{n:02d}-{ckpt.label.split(':', 1)[1].replace('/', '-')}"
-        reports.append(evaluation.evaluate_checkpoint(ckpt, items, sub, cfg, backend=args.backend,
-                                                      max_new_tokens=args.max_new_tokens, api_base=args.api_base,
-                                                      workers=args.workers))
-    table = evaluation.write_comparison(reports, out)
+    reports, table = evaluation.compare_checkpoints(checkpoints, items, out, cfg, backend=args.backend,
+                                                    max_new_tokens=args.max_new_tokens, api_base=args.api_base,
+                                                    workers=args.workers)
     print(table, end="")
     print(json.dumps({"report": str(out / "report.md"), "checkpoints": [r["checkpoint"] for r in reports]}),
           file=sys.stderr)

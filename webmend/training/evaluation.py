@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import json
 import logging
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from webmend.config import EvalConfig
@@ -150,3 +150,17 @@ def write_comparison(reports: list[dict], out: Path) -> str:
     text = render_table({r["checkpoint"]: r["families"] for r in reports})
     write_text_atomic(out / "report.md", text)
     return text
+
+
+def compare_checkpoints(checkpoints: list[Checkpoint], items: dict[str, dict], out: Path, cfg: EvalConfig, *,
+                        backend: str, max_new_tokens: int, api_base: str | None = None,
+                        workers: int = 1) -> tuple[list[dict], str]:
+    """Each checkpoint into OUT/NN-LABEL/, then OUT/report.md; labels are numbered, so two runs of
+    one route and preset stay apart."""
+    reports = []
+    for n, ckpt in enumerate(checkpoints):
+        sub = out / f"{n:02d}-{ckpt.label.replace('/', '-')}"
+        ckpt = replace(ckpt, label=f"{n}:{ckpt.label}")
+        reports.append(evaluate_checkpoint(ckpt, items, sub, cfg, backend=backend, max_new_tokens=max_new_tokens,
+                                           api_base=api_base, workers=workers))
+    return reports, write_comparison(reports, out)
