@@ -28,7 +28,7 @@ class ScriptedPolicy:
     def __init__(self):
         self.requests, self.updates = [], []
 
-    def sample(self, requests):
+    def sample(self, requests, seed=None):
         out = []
         for req in requests:
             self.requests.append(req)
@@ -52,6 +52,10 @@ class ScriptedPolicy:
 
     def digest(self):
         return {"digest": f"after-{len(self.updates)}", "norm": 1.0}
+
+    def save(self, path, optimizer=False):
+        Path(path).mkdir(parents=True)
+        (Path(path) / "saved.json").write_text(json.dumps({"updates": len(self.updates), "optimizer": optimizer}))
 
 
 @pytest.fixture(scope="module")
@@ -116,8 +120,8 @@ def test_the_visual_anchor_penalises_only_pages_that_look_worse_than_the_referen
     styled = (FIX / "anchors" / "greeting.html").read_text()
 
     class Styled(ScriptedPolicy):
-        def sample(self, requests):
-            out = super().sample(requests)
+        def sample(self, requests, seed=None):
+            out = super().sample(requests, seed)
             for c in out:  # the greeting's first sample: the reference itself; the second: a plain page
                 if c["key"].startswith("greeting"):
                     c["text"] = styled if c["index"] == 0 else GOOD["greeting"]
@@ -131,3 +135,25 @@ def test_the_visual_anchor_penalises_only_pages_that_look_worse_than_the_referen
     assert same["anchor_D"] == 0.0 and same["reward"] == same["page_reward"]
     assert plain["anchor_D"] > 0.2 and plain["reward"] == pytest.approx(plain["page_reward"] - 0.5 * plain["anchor_D"])
     assert "anchor_D" not in rows["counter#u1-g0"]  # no reference for the counter task
+
+
+def test_a_stopped_run_resumes_after_its_last_saved_update(items, tmp_path):
+    class Crashes(ScriptedPolicy):
+        def update(self, samples, epochs=1):
+            if self.updates:
+                raise RuntimeError("killed")
+            return super().update(samples, epochs)
+
+    cfg = RlConfig(updates=3, tasks_per_update=2, n_gen=2, roles=("generator",))
+    with pytest.raises(RuntimeError, match="killed"):
+        train_rl(list(items.values()), items, Crashes(), EvalConfig(), cfg, tmp_path, system="SYS")
+    assert json.loads((tmp_path / "state.json").read_text()) == {"update": 1, "policy": "policy-0001"}
+    assert json.loads((tmp_path / "policy-0001" / "saved.json").read_text())["optimizer"] is True
+    first = (tmp_path / "rl_log.jsonl").read_text().splitlines()
+    again = ScriptedPolicy()
+    lines = train_rl(list(items.values()), items, again, EvalConfig(), cfg, tmp_path, system="SYS")
+    assert [line["update"] for line in lines] == [1, 2, 3]
+    assert {r["key"].split("#")[1] for r in again.requests} == {"u2", "u3"}  # update 1 is not done again
+    assert (tmp_path / "rl_log.jsonl").read_text().splitlines()[0] == first[0]
+    assert json.loads((tmp_path / "state.json").read_text())["update"] == 3
+    assert sorted(p.name for p in tmp_path.glob("policy-*")) == ["policy-0003"]

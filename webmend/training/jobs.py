@@ -99,13 +99,17 @@ def run_rl_job(tasks_file: str, contracts: list[str], init: str, eval_cfg: EvalC
     use_dask = bool(dask_address or dask_workers)
     with (executors.dask(dask_address, dask_workers) if use_dask else nullcontext()) as executor, \
             PolicyWorker(threads=threads) as policy:
-        policy.load(start.model, lr=cfg.lr, seed=cfg.seed, clip_eps=cfg.clip_eps, kl_coef=cfg.kl_coef)
+        done, saved = rl.resume_point(folder)  # a run that stopped goes on from its last saved update
+        model = str(saved) if saved else start.model
+        optimizer = str(saved / "optimizer.pt") if saved and (saved / "optimizer.pt").exists() else None
+        policy.load(model, lr=cfg.lr, seed=cfg.seed, clip_eps=cfg.clip_eps, kl_coef=cfg.kl_coef, optimizer=optimizer)
         lines = rl.train_rl(tasks, items, policy, eval_cfg, cfg, folder, system=start.system_prompt, executor=executor,
                             anchors=load_anchors(anchors, items))
         policy.save(str(folder / "checkpoint"))
     record = {"kind": "rl", "init": start.model, "init_run": start.run_id, "system_prompt": start.system_prompt,
               "preset": preset, "config": rl.config_dict(cfg), "evaluator_config": eval_cfg.config_hash(),
               "tasks": [t["id"] for t in tasks], "code_version": code_version(), "updates": len(lines),
+              "resumed_after": done,
               "rewards_on": "dask" if use_dask else "local",
               "checkpoint": "checkpoint", "final_params": lines[-1]["params_after"] if lines else None}
     (folder / "rl_run.json").write_text(json.dumps(record, indent=2, sort_keys=True, default=str) + "\n")

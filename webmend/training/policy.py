@@ -45,8 +45,8 @@ class PolicyWorker:
     def load(self, model: str, **opts) -> dict:
         return self.call("load", model=model, **opts)
 
-    def sample(self, requests: list[dict]) -> list[dict]:
-        return self.call("sample", requests=requests)["completions"]
+    def sample(self, requests: list[dict], seed: int | None = None) -> list[dict]:
+        return self.call("sample", requests=requests, seed=seed)["completions"]
 
     def update(self, samples: list[dict], epochs: int = 1) -> list[dict]:
         return self.call("update", samples=samples, epochs=epochs)["stats"]
@@ -54,8 +54,8 @@ class PolicyWorker:
     def digest(self) -> dict:
         return self.call("digest")
 
-    def save(self, path: str) -> dict:
-        return self.call("save", dir=path)
+    def save(self, path: str, optimizer: bool = False) -> dict:
+        return self.call("save", dir=path, optimizer=optimizer)
 
     def close(self, kill: bool = False) -> None:
         if self.proc.poll() is None:

@@ -20,6 +20,7 @@ from __future__ import annotations
 import json
 import logging
 import random
+import shutil
 import time
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
@@ -31,6 +32,8 @@ from webmend.training.rl_rewards import PageReward, RewardCache, RewardWeights, 
 
 log = logging.getLogger(__name__)
 ROLES = ("generator", "critic", "refiner")
+STATE = "state.json"  # {"update": m, "policy": "policy-NNNN"}: the last update whose policy is saved
+PHASES = {"generator": 0, "critic": 1, "refiner": 2}
 
 
 @dataclass
@@ -56,6 +59,7 @@ class RlConfig:
     # (--anchors); 0 turns it off. D is one-sided (rl_rewards.anchor_degradation).
     visual_anchor_weight: float = 0.0
     visual_anchor_tolerance: float = 0.05
+    checkpoint_every: int = 1  # save the policy (and optimizer) every N updates, so a run resumes there
 
     def __post_init__(self):
         unknown = set(self.roles) - set(ROLES)
@@ -87,10 +91,15 @@ def _requests(messages_by_key: dict[str, list[dict]], n: int, cfg: RlConfig) -> 
             for k, m in messages_by_key.items()]
 
 
+def sample_seed(cfg: RlConfig, m: int, role: str) -> int:
+    """Sampling is seeded by (run seed, update, role), so a resumed run samples what it would have."""
+    return cfg.seed * 1_000_003 + m * 10 + PHASES[role]
+
+
 def _page_rollouts(policy, messages: dict[str, list[dict]], n: int, role: str, group_of, cfg: RlConfig,
-                   tag: str) -> list[Rollout]:
+                   tag: str, m: int) -> list[Rollout]:
     out = []
-    for c in policy.sample(_requests(messages, n, cfg)):
+    for c in policy.sample(_requests(messages, n, cfg), seed=sample_seed(cfg, m, role)):
         key = f"{c['key']}-{tag}{c['index']}"
         out.append(Rollout(key, role, group_of(c["key"]), c))
     return out
@@ -137,7 +146,7 @@ def run_update(m: int, tasks: list[dict], policy, items: dict, eval_cfg: EvalCon
 
     gen_msgs = {f"{t['id']}#u{m}": [{"role": "system", "content": system}, {"role": "user", "content": t["prompt"]}]
                 for t in tasks}
-    gens = _page_rollouts(policy, gen_msgs, cfg.n_gen, "generator", lambda k: f"gen:{task_of(k)}", cfg, "g")
+    gens = _page_rollouts(policy, gen_msgs, cfg.n_gen, "generator", lambda k: f"gen:{task_of(k)}", cfg, "g", m)
     gen_rewards = _score(gens, items, eval_cfg, work / "gen", cache, cfg, executor, anchors)
     notes = {"critic_skipped": {}}
     if "critic" not in cfg.roles:
@@ -155,7 +164,7 @@ def run_update(m: int, tasks: list[dict], policy, items: dict, eval_cfg: EvalCon
         drafts[t["id"]] = (draft, gen_rewards[draft.key].labels or {})
     crit_msgs = {f"{tid}#u{m}": critic_messages(system, items[tid]["prompt"], items[tid]["contract"]["requirements"],
                                                 d.completion["text"]) for tid, (d, _) in drafts.items()}
-    crits = _page_rollouts(policy, crit_msgs, cfg.n_crit, "critic", lambda k: f"crit:{task_of(k)}", cfg, "c")
+    crits = _page_rollouts(policy, crit_msgs, cfg.n_crit, "critic", lambda k: f"crit:{task_of(k)}", cfg, "c", m)
     for c in crits:
         tid = task_of(c.key)
         req_ids = [r["id"] for r in items[tid]["contract"]["requirements"]]
@@ -167,7 +176,7 @@ def run_update(m: int, tasks: list[dict], policy, items: dict, eval_cfg: EvalCon
                                             drafts[task_of(c.key)][0].completion["text"], c.completion["text"])
                     for c in crits if c.detail["verdicts"] is not None}
         refs = _page_rollouts(policy, ref_msgs, cfg.n_ref, "refiner", lambda k: f"ref:{k.split('#', 1)[1]}@{task_of(k)}",
-                              cfg, "r")
+                              cfg, "r", m)
         if refs:
             _score(refs, items, eval_cfg, work / "ref", cache, cfg, executor, anchors)
     schedule = CriticSchedule(cfg.critic_warmup, cfg.critic_lambda)
@@ -231,8 +240,14 @@ def train_rl(tasks: list[dict], items: dict, policy, eval_cfg: EvalConfig, cfg: 
     out.mkdir(parents=True, exist_ok=True)
     cache = RewardCache(out / "reward_cache.jsonl")
     anchor_points = anchor_scores(anchors or {}, items, eval_cfg, out / "anchors", cache, cfg, executor)
-    lines = []
+    done, _ = resume_point(out)
+    lines = read_log(out)[:done]
+    _write_log(out, lines)  # lines of updates whose policy was never saved are done again
+    if done:
+        log.info("resuming after update %d", done)
     for m, batch in task_batches(tasks, cfg):
+        if m <= done:
+            continue
         started = time.perf_counter()
         work = out / "updates" / f"{m:04d}"
         before = policy.digest()
@@ -251,7 +266,44 @@ def train_rl(tasks: list[dict], items: dict, policy, eval_cfg: EvalConfig, cfg: 
             fh.write(json.dumps(line, sort_keys=True) + "\n")
         log.info("update %d: %s", m, {k: v["mean_reward"] for k, v in line["roles"].items()})
         lines.append(line)
+        if m % max(1, cfg.checkpoint_every) == 0 or m == cfg.updates:
+            save_state(policy, out, m)
     return lines
+
+
+def resume_point(out: Path) -> tuple[int, Path | None]:
+    """(last saved update, its policy folder), or (0, None) for a fresh run."""
+    state = out / STATE
+    if not state.exists():
+        return 0, None
+    s = json.loads(state.read_text())
+    return int(s["update"]), out / s["policy"]
+
+
+def save_state(policy, out: Path, m: int) -> None:
+    """The policy and its optimizer into OUT/policy-NNNN, then state.json names it (written last, so
+    a crash mid-save leaves the previous state), then older policy folders go."""
+    name = f"policy-{m:04d}"
+    policy.save(str(out / name), optimizer=True)
+    tmp = out / f"{STATE}.tmp"
+    tmp.write_text(json.dumps({"update": m, "policy": name}) + "\n")
+    tmp.replace(out / STATE)
+    for old in out.glob("policy-*"):
+        if old.name != name and old.is_dir():
+            shutil.rmtree(old)
+
+
+def read_log(out: Path) -> list[dict]:
+    path = out / "rl_log.jsonl"
+    if not path.exists():
+        return []
+    return [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
+
+
+def _write_log(out: Path, lines: list[dict]) -> None:
+    tmp = out / "rl_log.jsonl.tmp"
+    tmp.write_text("".join(json.dumps(line, sort_keys=True) + "\n" for line in lines))
+    tmp.replace(out / "rl_log.jsonl")
 
 
 def _write_samples(path: Path, rollouts: list[Rollout]) -> None:

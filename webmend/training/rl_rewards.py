@@ -82,7 +82,8 @@ class RewardCache:
             for line in path.read_text().splitlines():
                 row = json.loads(line) if line.strip() else None
                 if row:
-                    self.entries[row.pop("hash")] = PageReward(**row)
+                    key = row.pop("hash")  # before PageReward(**row): an assignment evaluates its value first
+                    self.entries[key] = PageReward(**row)
 
     @staticmethod
     def key(text: str, item: dict | None, cfg: EvalConfig) -> str:

@@ -95,3 +95,29 @@ def test_stale_sampling_logprobs_and_bad_weights():
     with pytest.raises(ValueError, match="token_weights"):
         grpo_step(model, torch.optim.SGD(model.parameters(), lr=0.0), [Sample([1], [3, 4], 1.0, token_weights=[1.0])],
                   GrpoConfig(), pad_id=0)
+
+
+def test_the_policy_worker_saves_and_resumes_its_optimizer(tmp_path):
+    from webmend.training.trainenv.policy_worker import handle
+
+    model = tiny_model()
+    model.save_pretrained(tmp_path / "init")
+    from transformers import PreTrainedTokenizerFast
+    from tokenizers import Tokenizer, models, pre_tokenizers
+
+    tok = Tokenizer(models.WordLevel({f"w{i}": i for i in range(32)}, unk_token="w0"))
+    tok.pre_tokenizer = pre_tokenizers.Whitespace()
+    PreTrainedTokenizerFast(tokenizer_object=tok, pad_token="w0", eos_token="w1").save_pretrained(tmp_path / "init")
+    policy, _ = handle(None, {"op": "load", "model": str(tmp_path / "init"), "lr": 0.01})
+    batch = [{"prompt_ids": [1, 2], "completion_ids": [3, 4], "advantage": 1.0},
+             {"prompt_ids": [1, 2], "completion_ids": [5, 6], "advantage": -1.0}]
+    handle(policy, {"op": "update", "samples": batch})
+    handle(policy, {"op": "save", "dir": str(tmp_path / "p1"), "optimizer": True})
+    handle(policy, {"op": "update", "samples": batch})
+    straight = handle(policy, {"op": "digest"})[1]["digest"]
+    resumed, _ = handle(None, {"op": "load", "model": str(tmp_path / "p1"), "lr": 0.01,
+                               "optimizer": str(tmp_path / "p1" / "optimizer.pt")})
+    handle(resumed, {"op": "update", "samples": batch})
+    assert handle(resumed, {"op": "digest"})[1]["digest"] == straight  # Adam's moments came back too
+    _, answer = handle(resumed, {"op": "nope"})
+    assert "unknown op" in answer["error"]

@@ -3,18 +3,20 @@
 The pipeline's RL loop (`webmend.training.rl`, in the pipeline's environment, where the browser is)
 drives it; the model stays in memory between requests. Operations:
 
-    {"op": "load", "model": DIR, "lr": 1e-5, "seed": 0, "clip_eps": 0.2, "kl_coef": 0.0, "max_grad_norm": 1.0}
-    {"op": "sample", "requests": [{"key", "messages", "n", "max_new_tokens", "temperature"}]}
+    {"op": "load", "model": DIR, "lr": 1e-5, "seed": 0, "clip_eps": 0.2, "kl_coef": 0.0, "max_grad_norm": 1.0,
+     "optimizer": DIR/optimizer.pt?}   (the optimizer's state, when resuming)
+    {"op": "sample", "requests": [{"key", "messages", "n", "max_new_tokens", "temperature"}], "seed": S?}
         -> {"completions": [{"key", "index", "text", "prompt_ids", "completion_ids"}]}
     {"op": "update", "samples": [{"prompt_ids", "completion_ids", "advantage", "token_weights"?, "role", "group"}],
      "epochs": 1}
         -> {"stats": [...one per epoch...]}   (the sampling log-probs are taken once, before the first epoch)
     {"op": "digest"}  -> {"digest": sha256 of every parameter, "norm": float}
-    {"op": "save", "dir": DIR}  -> {"saved": DIR}   (transformers format: LlamaFactory and vLLM load it)
+    {"op": "save", "dir": DIR, "optimizer": false}  -> {"saved": DIR}   (transformers format: LlamaFactory
+        and vLLM load it; with optimizer, DIR/optimizer.pt too)
     {"op": "exit"}
 
-An error answers {"error": "..."} and the worker goes on. Sampling is seeded per request batch, so
-the same model and requests give the same completions."""
+An error answers {"error": "..."} and the worker goes on. Sampling is seeded per request batch (the given seed, else a counter), so
+the same model, requests and seed give the same completions."""
 
 from __future__ import annotations
 
@@ -46,12 +48,12 @@ class Policy:
         t = self.tokenizer
         return t.pad_token_id if t.pad_token_id is not None else t.eos_token_id
 
-    def sample(self, requests: list[dict]) -> list[dict]:
+    def sample(self, requests: list[dict], seed: int | None = None) -> list[dict]:
         import torch
 
         self.model.eval()
         self.batches += 1
-        torch.manual_seed(self.seed * 1_000_003 + self.batches)
+        torch.manual_seed(seed if seed is not None else self.seed * 1_000_003 + self.batches)
         out = []
         for req in requests:
             prompt = self.tokenizer.apply_chat_template(req["messages"], add_generation_prompt=True, return_tensors="pt")
@@ -96,10 +98,19 @@ class Policy:
             norm += float((data.double() ** 2).sum())
         return {"digest": h.hexdigest(), "norm": norm ** 0.5}
 
-    def save(self, path: str) -> dict:
+    def save(self, path: str, optimizer: bool = False) -> dict:
+        import torch
+
         self.model.save_pretrained(path, safe_serialization=True)
         self.tokenizer.save_pretrained(path)
+        if optimizer:
+            torch.save(self.optimizer.state_dict(), f"{path}/optimizer.pt")
         return {"saved": path}
+
+    def load_optimizer(self, path: str) -> None:
+        import torch
+
+        self.optimizer.load_state_dict(torch.load(path, weights_only=True))
 
 
 def handle(policy: Policy | None, req: dict) -> tuple[Policy | None, dict]:
@@ -108,17 +119,19 @@ def handle(policy: Policy | None, req: dict) -> tuple[Policy | None, dict]:
         grpo = GrpoConfig(clip_eps=req.get("clip_eps", 0.2), kl_coef=req.get("kl_coef", 0.0),
                           max_grad_norm=req.get("max_grad_norm", 1.0))
         policy = Policy(req["model"], float(req.get("lr", 1e-5)), int(req.get("seed", 0)), grpo)
+        if req.get("optimizer"):
+            policy.load_optimizer(req["optimizer"])
         return policy, {"loaded": req["model"], "parameters": sum(p.numel() for p in policy.model.parameters())}
     if policy is None:
         return policy, {"error": f"{op}: no model loaded"}
     if op == "sample":
-        return policy, {"completions": policy.sample(req["requests"])}
+        return policy, {"completions": policy.sample(req["requests"], req.get("seed"))}
     if op == "update":
         return policy, {"stats": policy.update(req["samples"], int(req.get("epochs", 1)))}
     if op == "digest":
         return policy, policy.digest()
     if op == "save":
-        return policy, policy.save(req["dir"])
+        return policy, policy.save(req["dir"], bool(req.get("optimizer")))
     return policy, {"error": f"unknown op {op!r}"}
 
 
