@@ -27,6 +27,7 @@ def test_train_flow_runs_sft_eval_and_rl_with_artifacts(prefect_api, training_en
     done = run([sys.executable, "-m", "webmend.flows.train", "--manifest", str(exported_corpus.parent),
                 "--set", "max_steps=3", "--out", str(tmp_path / "run"), "--eval-items", str(tasks / "items.jsonl"),
                 "--eval-max-new-tokens", "16", "--rl-tasks", str(tasks / "items.jsonl"), "--rl-updates", "1",
+                "--rl-dask-workers", "1",
                 "--rl-set", "n_gen=2", "--rl-set", "roles=[generator]", "--rl-set", "max_new_tokens=16",
                 "--threads", "1"], env)
     assert done.returncode == 0, done.stderr[-3000:]
@@ -36,6 +37,7 @@ def test_train_flow_runs_sft_eval_and_rl_with_artifacts(prefect_api, training_en
     (update,) = result["rl"]["updates"]
     assert update["update"] == 1 and "generator_reward" in update and Path(result["rl"]["plot"]).exists()
     assert (tmp_path / "run" / "rl" / "checkpoint" / "config.json").exists()
+    assert json.loads((tmp_path / "run" / "rl" / "rl_run.json").read_text())["rewards_on"] == "dask"
     for key, expected in (("train-sft", "loss"), ("train-eval", "mean_score"), ("train-rl", "generator_reward"),
                           ("train-sft-summary", "data:image/png;base64,"), ("train-rl-summary", "data:image/png;base64,")):
         shown = run([PREFECT, "artifact", "inspect", key], env, timeout=120)
