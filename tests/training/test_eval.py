@@ -6,10 +6,12 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import jsonschema
 import pytest
 from training_fixtures import exported_corpus, training_env  # noqa: F401  (fixtures)
 
 from webmend.cli import main
+from webmend.schemas.export import HERE as SCHEMAS
 
 from llm.llm_fixtures import server  # noqa: F401  (fixture)
 from llm.llm_server import chat_reply
@@ -63,6 +65,7 @@ def test_a_local_checkpoint_generates_in_the_training_environment_and_its_misses
     assert main(["train", "eval", "--checkpoint", str(sft_run), "--items", str(items), "--max-new-tokens", "24",
                  "--out", str(out)]) == 0
     report = json.loads((out / "00-refined-tiny" / "report.json").read_text())
+    jsonschema.validate(report, json.loads((SCHEMAS / "checkpoint_report.schema.json").read_text()))
     (answer,) = [json.loads(line) for line in (out / "00-refined-tiny" / "answers.jsonl").read_text().splitlines()]
     assert answer["id"] == ITEM_ID and answer["new_tokens"] > 0
     row = report["families"]["apps_tools"]

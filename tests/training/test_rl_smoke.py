@@ -9,9 +9,12 @@ import math
 import subprocess
 from pathlib import Path
 
+import jsonschema
+
 from training_fixtures import training_env  # noqa: F401  (fixture)
 
 from webmend.cli import main
+from webmend.schemas.export import HERE as SCHEMAS
 from webmend.training.env import child_env
 
 FIX = Path(__file__).resolve().parents[2] / "data" / "fixtures" / "training"
@@ -47,6 +50,8 @@ def test_sft_then_two_rl_updates_with_browser_rewards(training_env, tmp_path, ca
     lines = [json.loads(line) for line in (out / "rl_log.jsonl").read_text().splitlines()]
     assert [line["update"] for line in lines] == [1, 2]
     for line in lines:
+        jsonschema.validate(line, json.loads((SCHEMAS / "rl_update.schema.json").read_text()))
+    for line in lines:
         gen = line["roles"]["generator"]
         assert gen["n"] == 6 and all(0.0 <= r <= 1.0 for r in gen["rewards"])
         (stats,) = line["update_stats"]
@@ -60,6 +65,7 @@ def test_sft_then_two_rl_updates_with_browser_rewards(training_env, tmp_path, ca
     assert lines[1]["params_before"] == lines[0]["params_after"]
     assert "mean_reward" in capsys.readouterr().out
     record = json.loads((out / "rl_run.json").read_text())
+    jsonschema.validate(record, json.loads((SCHEMAS / "rl_run.schema.json").read_text()))
     assert record["rewards_on"] == "dask" and record["updates"] == 2 and record["init_run"] == json.loads((sft / "run.json").read_text())["run_id"]
 
     prompts = tmp_path / "p.jsonl"

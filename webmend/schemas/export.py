@@ -10,13 +10,14 @@ from webmend.schemas.manifest import Manifest
 from webmend.schemas.repair import Diagnosis, RepairRecord
 from webmend.schemas.results import ResultRecord, Summary
 from webmend.schemas.tables import render_tables
-from webmend.schemas.training import TrainRun
+from webmend.schemas.training import CheckpointReport, RlRun, RlUpdate, TrainRun
 
 HERE = Path(__file__).parent
 SCHEMAS = {"result.schema.json": ResultRecord, "summary.schema.json": Summary,
            "repair.schema.json": RepairRecord, "diagnosis.schema.json": Diagnosis,
            "manifest.schema.json": Manifest, "contract.schema.json": Contract,
-           "train_run.schema.json": TrainRun}
+           "train_run.schema.json": TrainRun, "checkpoint_report.schema.json": CheckpointReport,
+           "rl_update.schema.json": RlUpdate, "rl_run.schema.json": RlRun}
 TABLES_FILE = "tables.schema.json"  # the trace tables' pyarrow schemas, for documentation
 
 

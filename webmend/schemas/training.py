@@ -54,3 +54,74 @@ class TrainRun(_Model):
     finished_at: str | None = None
     checkpoint: str = Field(description="the output_dir, relative to the run folder")
     metrics: TrainMetrics = Field(default_factory=TrainMetrics)
+
+
+class FamilyRow(_Model):
+    items: int
+    scored: int
+    mean_score: float | None = Field(description="mean total over the items; an item without a scored page counts 0")
+    weight_passed: float
+    weight_total: float
+    pass_rate: float | None = Field(description="weighted test-case pass rate; an answer with no page fails all its cases")
+    bands: dict[Literal["Low", "Mid", "High", "unscored"], int]
+
+
+class CheckpointReport(_Model):
+    """`webmend train eval`'s DIR/NN-LABEL/report.json."""
+
+    checkpoint: str = Field(description="N:ROUTE/PRESET or N:FOLDER, numbered in the order given")
+    model: str
+    run_id: str | None
+    backend: Literal["transformers", "openai"]
+    system_prompt: str
+    max_new_tokens: int
+    evaluator_config: str
+    pages_by_status: dict[str, int]
+    families: dict[str, FamilyRow] = Field(description="per family and `all`")
+
+
+class RoleSummary(_Model):
+    n: int
+    mean_reward: float
+    rewards: list[float]
+    parsed: int | None = Field(None, description="critic: critiques with usable verdicts")
+    mean_D: float | None = None
+    mean_H: float | None = None
+
+
+class ParamDigest(_Model):
+    digest: str = Field(description="sha256 over every parameter (name and bytes)")
+    norm: float
+
+
+class RlUpdate(_Model):
+    """One line of `webmend train rl`'s OUT/rl_log.jsonl."""
+
+    update: int
+    tasks: list[str]
+    roles: dict[Literal["generator", "critic", "refiner"], RoleSummary]
+    advantages: dict[str, list[float]] = Field(description="per comparison group: gen:TASK, crit:TASK, ref:CRITIQUE@TASK")
+    update_stats: list[dict] = Field(description="per epoch: loss, tokens, clip_fraction, ratio_mean, kl, grad_norm")
+    params_before: ParamDigest
+    params_after: ParamDigest
+    critic_skipped: dict[str, str] = Field(default_factory=dict, description="task -> why it had no Critic")
+    elapsed_s: float
+
+
+class RlRun(_Model):
+    """`webmend train rl`'s OUT/rl_run.json."""
+
+    kind: Literal["rl"] = "rl"
+    init: str = Field(description="the policy it started from")
+    init_run: str | None = Field(description="the `train sft` run id of the initial policy, when it was one")
+    system_prompt: str
+    preset: str
+    config: dict = Field(description="RlConfig as run")
+    evaluator_config: str
+    tasks: list[str]
+    code_version: str
+    updates: int
+    resumed_after: int = Field(description="updates taken from an earlier, stopped run (0: none)")
+    rewards_on: Literal["local", "dask"]
+    checkpoint: str = Field(description="the final policy, relative to OUT")
+    final_params: ParamDigest | None

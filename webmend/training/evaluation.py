@@ -17,7 +17,7 @@ from webmend.config import EvalConfig
 from webmend.evaluate.inputs import iter_responses
 from webmend.evaluate.run import iter_records, run_evaluation, write_json_atomic, write_text_atomic
 from webmend.export.config import DEFAULT_SYSTEM
-from webmend.schemas.training import TrainRun
+from webmend.schemas.training import CheckpointReport, TrainRun
 from webmend.training import env as train_env
 
 log = logging.getLogger(__name__)
@@ -142,6 +142,7 @@ def evaluate_checkpoint(ckpt: Checkpoint, items: dict[str, dict], out: Path, cfg
     report = {"checkpoint": ckpt.label, "model": ckpt.model, "run_id": ckpt.run_id, "backend": backend,
               "system_prompt": ckpt.system_prompt, "max_new_tokens": max_new_tokens, "evaluator_config": cfg.config_hash(),
               "pages_by_status": summary["pages_by_status"], "families": family_table(records, items)}
+    CheckpointReport.model_validate(report)  # the file's contract (checkpoint_report.schema.json)
     write_json_atomic(out / "report.json", report)
     return report
 

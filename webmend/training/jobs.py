@@ -10,6 +10,7 @@ from pathlib import Path
 from webmend.config import EvalConfig
 from webmend.export.manifest import code_version
 from webmend.schemas.hashing import sha256_hex
+from webmend.schemas.training import RlRun
 from webmend.training import env as train_env
 from webmend.training import rl, sft
 from webmend.training.evaluation import read_checkpoint
@@ -112,6 +113,7 @@ def run_rl_job(tasks_file: str, contracts: list[str], init: str, eval_cfg: EvalC
               "resumed_after": done,
               "rewards_on": "dask" if use_dask else "local",
               "checkpoint": "checkpoint", "final_params": lines[-1]["params_after"] if lines else None}
+    RlRun.model_validate(record)  # the file's contract (rl_run.schema.json)
     (folder / "rl_run.json").write_text(json.dumps(record, indent=2, sort_keys=True, default=str) + "\n")
     return RlOutcome(folder, record, lines)
 

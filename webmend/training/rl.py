@@ -26,6 +26,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
 from webmend.config import EvalConfig
+from webmend.schemas.training import RlUpdate
 from webmend.training.rewards import CRITIC_MIN_REWARD, CriticSchedule, advantages_by_group, discriminability, helpfulness
 from webmend.training.rl_prompts import critic_messages, parse_verdicts, refiner_messages
 from webmend.training.rl_rewards import PageReward, RewardCache, RewardWeights, anchor_degradation, score_pages
@@ -262,6 +263,7 @@ def train_rl(tasks: list[dict], items: dict, policy, eval_cfg: EvalConfig, cfg: 
                 "advantages": {g: [round(a, 6) for a in v] for g, v in sorted(advantages.items())},
                 "update_stats": stats, "params_before": before, "params_after": after, **notes,
                 "elapsed_s": round(time.perf_counter() - started, 2)}
+        RlUpdate.model_validate(line)  # the log's contract (rl_update.schema.json)
         with open(out / "rl_log.jsonl", "a") as fh:
             fh.write(json.dumps(line, sort_keys=True) + "\n")
         log.info("update %d: %s", m, {k: v["mean_reward"] for k, v in line["roles"].items()})
