@@ -99,6 +99,8 @@ def test_generator_only_runs_without_critic_or_refiner(items, tmp_path):
     assert set(line["roles"]) == {"generator"} and set(line["advantages"]) == {"gen:counter", "gen:greeting"}
     with pytest.raises(ValueError):
         RlConfig(roles=("generator", "refiner"))
+    with pytest.raises(ValueError, match="n_gen=0"):
+        RlConfig(n_gen=0)
 
 
 def test_critique_parsing_and_draft_choice():

@@ -81,6 +81,9 @@ def run_train(args) -> int:
     except (jobs.ConfigRejected, TrainEnvMissing) as exc:
         print(f"webmend train sft: {exc}", file=sys.stderr)
         return 2
+    except RuntimeError as exc:  # a training-environment program failed (building the tiny model, the config check)
+        print(f"webmend train sft: {exc}", file=sys.stderr)
+        return 1
     if args.launch == "print":
         sys.stdout.write(plan.yaml_path.read_text())
         return 0
@@ -126,6 +129,7 @@ def run_rl(args) -> int:
     from webmend.config import load_config
     from webmend.training import jobs, sft
     from webmend.training.env import TrainEnvMissing
+    from webmend.training.policy import PolicyError
 
     eval_cfg = load_config(args.config)
     if args.mode:
@@ -138,6 +142,9 @@ def run_rl(args) -> int:
     except TrainEnvMissing as exc:
         print(f"webmend train rl: {exc}", file=sys.stderr)
         return 2
+    except PolicyError as exc:  # the policy worker failed or died: the run resumes from its last saved update
+        print(f"webmend train rl: {exc}", file=sys.stderr)
+        return 1
     for line in outcome.lines:
         print(json.dumps({"update": line["update"], "mean_reward": {k: v["mean_reward"] for k, v in line["roles"].items()},
                           "loss": [s.get("loss") for s in line["update_stats"]]}))

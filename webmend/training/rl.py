@@ -68,6 +68,12 @@ class RlConfig:
             raise ValueError(f"roles must include generator and be among {ROLES}: got {self.roles}")
         if "refiner" in self.roles and "critic" not in self.roles:
             raise ValueError("the refiner acts on critiques: add the critic role")
+        counts = {"updates": self.updates, "tasks_per_update": self.tasks_per_update, "n_gen": self.n_gen,
+                  "n_crit": self.n_crit, "n_ref": self.n_ref, "max_new_tokens": self.max_new_tokens,
+                  "epochs": self.epochs, "checkpoint_every": self.checkpoint_every}
+        low = [f"{k}={v}" for k, v in counts.items() if not isinstance(v, int) or v < 1]
+        if low:
+            raise ValueError(f"RL config: {', '.join(low)}: each must be a whole number of at least 1")
 
 
 RL_PRESETS = {
