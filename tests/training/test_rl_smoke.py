@@ -7,40 +7,18 @@ from __future__ import annotations
 import json
 import math
 import subprocess
-from pathlib import Path
 
 import jsonschema
 
-from training_fixtures import training_env  # noqa: F401  (fixture)
+from training_fixtures import FIX, taught, training_env  # noqa: F401  (fixtures)
 
 from webmend.cli import main
 from webmend.schemas.export import HERE as SCHEMAS
 from webmend.training.env import child_env
 
-FIX = Path(__file__).resolve().parents[2] / "data" / "fixtures" / "training"
 
-
-def taught_model(tmp: Path) -> Path:
-    """evaluate -> export (raw route) -> SFT of the tiny preset until it writes the pages."""
-    items = {json.loads(line)["id"]: json.loads(line) for line in (FIX / "items.jsonl").read_text().splitlines()}
-    counter, greeting = (FIX / "counter.html").read_text().strip(), (FIX / "greeting.html").read_text().strip()
-    answers = [("counter", counter), ("counter#1", counter.replace("<h1>Counter</h1>", "<h1>Click counter</h1>")),
-               ("greeting", greeting), ("greeting#1", greeting.replace("Welcome to this page.", "Nice to see you."))]
-    responses = tmp / "responses.jsonl"
-    responses.write_text("".join(json.dumps({"id": i, "prompt": items[i.split("#")[0]]["prompt"], "response": html}) + "\n"
-                                 for i, html in answers))
-    assert main(["evaluate", "--responses", str(responses), "--tests", str(FIX / "items.jsonl"), "--out", str(tmp / "eval"),
-                 "--data-root", str(tmp / "root")]) == 0
-    assert main(["export", "--data-root", str(tmp / "root"), "--out", str(tmp / "corpus"), "--routes", "raw"]) == 0
-    version = json.loads((tmp / "corpus" / "LATEST.json").read_text())["version"]
-    assert main(["train", "sft", "--manifest", str(tmp / "corpus" / version), "--route", "raw", "--preset", "tiny",
-                 "--out", str(tmp / "sft"), "--threads", "1", "--set", "max_steps=120", "--set", "packing=false",
-                 "--set", "learning_rate=3.0e-3", "--set", "warmup_ratio=0.0"]) == 0
-    return tmp / "sft"
-
-
-def test_sft_then_two_rl_updates_with_browser_rewards(training_env, tmp_path, capsys):  # noqa: F811
-    sft = taught_model(tmp_path)
+def test_sft_then_two_rl_updates_with_browser_rewards(training_env, taught, tmp_path, capsys):  # noqa: F811
+    sft = taught / "sft"
     assert json.loads((sft / "run.json").read_text())["metrics"]["final_loss"] < 1.0
     out = tmp_path / "rl"
     assert main(["train", "rl", "--tasks", str(FIX / "items.jsonl"), "--contracts", str(FIX / "contracts"),
@@ -76,7 +54,7 @@ def test_sft_then_two_rl_updates_with_browser_rewards(training_env, tmp_path, ca
                    env=child_env(threads=1), check=True, capture_output=True, timeout=300)
     assert json.loads((tmp_path / "a.jsonl").read_text())["new_tokens"] > 0
     # and LlamaFactory trains on from it (the RL checkpoint is a plain transformers model folder)
-    version = json.loads((tmp_path / "corpus" / "LATEST.json").read_text())["version"]
-    assert main(["train", "sft", "--manifest", str(tmp_path / "corpus" / version), "--route", "raw", "--preset", "tiny",
+    version = json.loads((taught / "corpus" / "LATEST.json").read_text())["version"]
+    assert main(["train", "sft", "--manifest", str(taught / "corpus" / version), "--route", "raw", "--preset", "tiny",
                  "--model", str(out / "checkpoint"), "--out", str(tmp_path / "sft-again"), "--threads", "1",
                  "--set", "max_steps=1"]) == 0

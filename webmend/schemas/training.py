@@ -4,7 +4,7 @@ what, and how it ended. `train_run.schema.json` beside this module is generated 
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Literal, get_args
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -94,6 +94,24 @@ class ParamDigest(_Model):
     norm: float
 
 
+RolloutBackend = Literal["local", "openai"]
+SyncMode = Literal["reload", "command", "none"]
+ROLLOUT_BACKENDS = get_args(RolloutBackend)
+SYNC_MODES = get_args(SyncMode)
+
+
+class RolloutSync(_Model):
+    mode: SyncMode
+    served: str | None = Field(default=None, description="the weights the server was given, relative to OUT")
+    seconds: float | None = None
+
+
+class Rollouts(_Model):
+    backend: RolloutBackend
+    model: str | None = Field(default=None, description="openai: the litellm model string")
+    sync: SyncMode | None = None
+
+
 class RlUpdate(_Model):
     """One line of `webmend train rl`'s OUT/rl_log.jsonl."""
 
@@ -105,6 +123,7 @@ class RlUpdate(_Model):
     params_before: ParamDigest
     params_after: ParamDigest
     critic_skipped: dict[str, str] = Field(default_factory=dict, description="task -> why it had no Critic")
+    sync: RolloutSync | None = Field(default=None, description="a rollout server's weight sync after this update")
     elapsed_s: float
 
 
@@ -123,5 +142,7 @@ class RlRun(_Model):
     updates: int
     resumed_after: int = Field(description="updates taken from an earlier, stopped run (0: none)")
     rewards_on: Literal["local", "dask"]
+    rollouts: Rollouts = Field(default_factory=lambda: Rollouts(backend="local"),
+                               description="where samples came from: the policy worker or an OpenAI-compatible server")
     checkpoint: str = Field(description="the final policy, relative to OUT")
     final_params: ParamDigest | None

@@ -61,6 +61,15 @@ def add_rl_arguments(sub) -> None:
     r.add_argument("--dask-address", help="run the page rewards on this Dask scheduler's workers (warm browsers)")
     r.add_argument("--dask-workers", type=int, help="run the page rewards on a local Dask cluster of N workers")
     r.add_argument("--anchors", help="reference pages TASK_ID.html for the visual anchor (with --set visual_anchor_weight=W)")
+    r.add_argument("--rollouts", default="local", choices=("local", "openai"),
+                   help="local: the policy worker samples; openai: an OpenAI-compatible server (vLLM, SGLang) samples")
+    r.add_argument("--rollout-model", help="openai: litellm's name of the served policy, e.g. hosted_vllm/policy")
+    r.add_argument("--rollout-api-base", help="openai: the server's base URL, e.g. http://127.0.0.1:8000/v1")
+    r.add_argument("--rollout-sync", default="reload", choices=("reload", "command", "none"),
+                   help="after each update: reload (POST the saved policy's folder), command (run a hook), none")
+    r.add_argument("--rollout-sync-url", help="reload: the endpoint (default BASE/update_weights_from_disk)")
+    r.add_argument("--rollout-sync-command", help="command: a shell command; {path} is the saved policy's folder")
+    r.add_argument("--rollout-concurrency", type=int, default=8, help="openai: requests in flight (default 8)")
 
 
 def run_train(args) -> int:
@@ -131,18 +140,22 @@ def run_rl(args) -> int:
     from webmend.training.env import TrainEnvMissing
     from webmend.training.policy import PolicyError
 
+    from webmend.training.rollouts import RolloutError
+
     eval_cfg = load_config(args.config)
     if args.mode:
         eval_cfg = eval_cfg.model_copy(update={"mode": args.mode})
+    rollout = jobs.RolloutOptions(args.rollouts, args.rollout_model, args.rollout_api_base, args.rollout_sync,
+                                  args.rollout_sync_url, args.rollout_sync_command, args.rollout_concurrency)
     try:
         outcome = jobs.run_rl_job(args.tasks, args.contracts, args.init, eval_cfg, preset=args.preset,
                                   overrides=sft.parse_overrides(args.overrides), updates=args.updates, out=args.out,
                                   workers=args.workers, threads=args.threads, dask_address=args.dask_address,
-                                  dask_workers=args.dask_workers, anchors=args.anchors)
+                                  dask_workers=args.dask_workers, anchors=args.anchors, rollout=rollout)
     except TrainEnvMissing as exc:
         print(f"webmend train rl: {exc}", file=sys.stderr)
         return 2
-    except PolicyError as exc:  # the policy worker failed or died: the run resumes from its last saved update
+    except (PolicyError, RolloutError) as exc:  # the policy worker or the rollout server failed: a rerun resumes
         print(f"webmend train rl: {exc}", file=sys.stderr)
         return 1
     for line in outcome.lines:

@@ -12,7 +12,7 @@ from webmend.export.manifest import code_version
 from webmend.schemas.hashing import sha256_hex
 from webmend.schemas.training import RlRun
 from webmend.training import env as train_env
-from webmend.training import rl, sft
+from webmend.training import rl, rollouts, sft
 from webmend.training.evaluation import read_checkpoint
 
 
@@ -53,6 +53,39 @@ def run_sft_job(manifest: str | Path, *, route: str = "refined", fmt: str = "sha
 
 
 @dataclass
+class RolloutOptions:
+    """`train rl --rollouts ...`: the policy worker samples (local), or an OpenAI-compatible server
+    (openai) whose weights follow the policy (webmend.training.rollouts)."""
+
+    backend: str = "local"
+    model: str | None = None  # litellm's model string for the server, e.g. hosted_vllm/policy
+    api_base: str | None = None
+    sync: str = "reload"
+    sync_url: str | None = None
+    sync_command: str | None = None
+    concurrency: int = 8
+
+    def check(self) -> None:
+        if self.backend not in rollouts.ROLLOUT_BACKENDS:
+            raise ValueError(f"--rollouts {self.backend!r}: one of {', '.join(rollouts.ROLLOUT_BACKENDS)}")
+        if self.backend == "openai" and not self.model:
+            raise ValueError("--rollouts openai needs --rollout-model (litellm's name for the served policy)")
+        if self.backend == "openai":
+            rollouts.check_sync(self.sync, self.api_base, self.sync_url, self.sync_command)
+
+    def identity(self) -> dict:
+        """What makes samples differ, for the run folder's name (never the URL: it may carry a token)."""
+        return {} if self.backend == "local" else {"rollouts": self.backend, "rollout_model": self.model}
+
+    def build(self, policy):
+        if self.backend == "local":
+            return rollouts.LocalRollouts(policy)
+        return rollouts.ServerRollouts(policy, self.model, api_base=self.api_base, sync_mode=self.sync,
+                                       sync_url=self.sync_url, sync_command=self.sync_command,
+                                       concurrency=self.concurrency)
+
+
+@dataclass
 class RlOutcome:
     out: Path
     record: dict
@@ -79,10 +112,12 @@ def rl_config(preset: str, overrides: dict | None = None, updates: int | None = 
 def run_rl_job(tasks_file: str, contracts: list[str], init: str, eval_cfg: EvalConfig, *, preset: str = "tiny",
                overrides: dict | None = None, updates: int | None = None, out: str | Path | None = None,
                workers: int | None = None, threads: int | None = None, dask_address: str | None = None,
-               dask_workers: int | None = None, anchors: str | None = None) -> RlOutcome:
+               dask_workers: int | None = None, anchors: str | None = None,
+               rollout: RolloutOptions | None = None) -> RlOutcome:
     """RL from `init`; with dask_address (a scheduler) or dask_workers (a local cluster) the page
     rewards run on Dask workers with warm browsers, else on a local pool. anchors: a folder of
-    reference pages TASK_ID.html for the visual anchor (visual_anchor_weight > 0)."""
+    reference pages TASK_ID.html for the visual anchor (visual_anchor_weight > 0). rollout: where
+    samples come from (default: the policy worker itself)."""
     from contextlib import nullcontext
 
     from webmend.contracts.command import items_with_contracts
@@ -94,8 +129,10 @@ def run_rl_job(tasks_file: str, contracts: list[str], init: str, eval_cfg: EvalC
     tasks = [it for _, it in sorted(items.items()) if it.get("prompt")]
     cfg = rl_config(preset, overrides, updates, workers)
     start = read_checkpoint(init)
+    rollout = rollout or RolloutOptions()
+    rollout.check()
     request = json.dumps({"init": start.model, "tasks": [t["id"] for t in tasks], "cfg": rl.config_dict(cfg),
-                          "eval": eval_cfg.config_hash()}, sort_keys=True, default=str)
+                          "eval": eval_cfg.config_hash(), **rollout.identity()}, sort_keys=True, default=str)
     folder = Path(out or f"runs/train/rl-{sha256_hex(request)[:12]}")
     use_dask = bool(dask_address or dask_workers)
     with (executors.dask(dask_address, dask_workers) if use_dask else nullcontext()) as executor, \
@@ -104,14 +141,15 @@ def run_rl_job(tasks_file: str, contracts: list[str], init: str, eval_cfg: EvalC
         model = str(saved) if saved else start.model
         optimizer = str(saved / "optimizer.pt") if saved and (saved / "optimizer.pt").exists() else None
         policy.load(model, lr=cfg.lr, seed=cfg.seed, clip_eps=cfg.clip_eps, kl_coef=cfg.kl_coef, optimizer=optimizer)
+        sampler = rollout.build(policy)
         lines = rl.train_rl(tasks, items, policy, eval_cfg, cfg, folder, system=start.system_prompt, executor=executor,
-                            anchors=load_anchors(anchors, items))
+                            anchors=load_anchors(anchors, items), rollouts=sampler)
         policy.save(str(folder / "checkpoint"))
     record = {"kind": "rl", "init": start.model, "init_run": start.run_id, "system_prompt": start.system_prompt,
               "preset": preset, "config": rl.config_dict(cfg), "evaluator_config": eval_cfg.config_hash(),
               "tasks": [t["id"] for t in tasks], "code_version": code_version(), "updates": len(lines),
               "resumed_after": done,
-              "rewards_on": "dask" if use_dask else "local",
+              "rewards_on": "dask" if use_dask else "local", "rollouts": sampler.describe(),
               "checkpoint": "checkpoint", "final_params": lines[-1]["params_after"] if lines else None}
     RlRun.model_validate(record)  # the file's contract (rl_run.schema.json)
     (folder / "rl_run.json").write_text(json.dumps(record, indent=2, sort_keys=True, default=str) + "\n")

@@ -48,6 +48,9 @@ class PolicyWorker:
     def sample(self, requests: list[dict], seed: int | None = None) -> list[dict]:
         return self.call("sample", requests=requests, seed=seed)["completions"]
 
+    def tokenize(self, rows: list[dict]) -> list[dict]:
+        return self.call("tokenize", rows=rows)["tokens"]
+
     def update(self, samples: list[dict], epochs: int = 1) -> list[dict]:
         return self.call("update", samples=samples, epochs=epochs)["stats"]
 

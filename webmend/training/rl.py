@@ -30,6 +30,7 @@ from webmend.schemas.training import RlUpdate
 from webmend.training.rewards import CRITIC_MIN_REWARD, CriticSchedule, advantages_by_group, discriminability, helpfulness
 from webmend.training.rl_prompts import critic_messages, parse_verdicts, refiner_messages
 from webmend.training.rl_rewards import PageReward, RewardCache, RewardWeights, anchor_degradation, score_pages
+from webmend.training.rollouts import LocalRollouts
 
 log = logging.getLogger(__name__)
 ROLES = ("generator", "critic", "refiner")
@@ -103,10 +104,10 @@ def sample_seed(cfg: RlConfig, m: int, role: str) -> int:
     return cfg.seed * 1_000_003 + m * 10 + PHASES[role]
 
 
-def _page_rollouts(policy, messages: dict[str, list[dict]], n: int, role: str, group_of, cfg: RlConfig,
+def _page_rollouts(sampler, messages: dict[str, list[dict]], n: int, role: str, group_of, cfg: RlConfig,
                    tag: str, m: int) -> list[Rollout]:
     out = []
-    for c in policy.sample(_requests(messages, n, cfg), seed=sample_seed(cfg, m, role)):
+    for c in sampler.sample(_requests(messages, n, cfg), seed=sample_seed(cfg, m, role)):
         key = f"{c['key']}-{tag}{c['index']}"
         out.append(Rollout(key, role, group_of(c["key"]), c))
     return out
@@ -145,15 +146,16 @@ def pick_draft(gens: list[Rollout]) -> Rollout | None:
     return max(imperfect, key=lambda g: g.reward) if imperfect else None
 
 
-def run_update(m: int, tasks: list[dict], policy, items: dict, eval_cfg: EvalConfig, cfg: RlConfig, system: str,
+def run_update(m: int, tasks: list[dict], sampler, items: dict, eval_cfg: EvalConfig, cfg: RlConfig, system: str,
                work: Path, cache: RewardCache, executor=None, anchors: dict | None = None) -> tuple[list[Rollout], dict]:
-    """Sample, execute and score every role for update m (1-based); returns the rollouts and notes."""
+    """Sample (from `sampler`, a webmend.training.rollouts backend), execute and score every role for
+    update m (1-based); returns the rollouts and notes."""
     def task_of(key: str) -> str:
         return key.split("#", 1)[0]
 
     gen_msgs = {f"{t['id']}#u{m}": [{"role": "system", "content": system}, {"role": "user", "content": t["prompt"]}]
                 for t in tasks}
-    gens = _page_rollouts(policy, gen_msgs, cfg.n_gen, "generator", lambda k: f"gen:{task_of(k)}", cfg, "g", m)
+    gens = _page_rollouts(sampler, gen_msgs, cfg.n_gen, "generator", lambda k: f"gen:{task_of(k)}", cfg, "g", m)
     gen_rewards = _score(gens, items, eval_cfg, work / "gen", cache, cfg, executor, anchors)
     notes = {"critic_skipped": {}}
     if "critic" not in cfg.roles:
@@ -171,7 +173,7 @@ def run_update(m: int, tasks: list[dict], policy, items: dict, eval_cfg: EvalCon
         drafts[t["id"]] = (draft, gen_rewards[draft.key].labels or {})
     crit_msgs = {f"{tid}#u{m}": critic_messages(system, items[tid]["prompt"], items[tid]["contract"]["requirements"],
                                                 d.completion["text"]) for tid, (d, _) in drafts.items()}
-    crits = _page_rollouts(policy, crit_msgs, cfg.n_crit, "critic", lambda k: f"crit:{task_of(k)}", cfg, "c", m)
+    crits = _page_rollouts(sampler, crit_msgs, cfg.n_crit, "critic", lambda k: f"crit:{task_of(k)}", cfg, "c", m)
     for c in crits:
         tid = task_of(c.key)
         req_ids = [r["id"] for r in items[tid]["contract"]["requirements"]]
@@ -182,7 +184,7 @@ def run_update(m: int, tasks: list[dict], policy, items: dict, eval_cfg: EvalCon
         ref_msgs = {c.key: refiner_messages(system, items[task_of(c.key)]["prompt"],
                                             drafts[task_of(c.key)][0].completion["text"], c.completion["text"])
                     for c in crits if c.detail["verdicts"] is not None}
-        refs = _page_rollouts(policy, ref_msgs, cfg.n_ref, "refiner", lambda k: f"ref:{k.split('#', 1)[1]}@{task_of(k)}",
+        refs = _page_rollouts(sampler, ref_msgs, cfg.n_ref, "refiner", lambda k: f"ref:{k.split('#', 1)[1]}@{task_of(k)}",
                               cfg, "r", m)
         if refs:
             _score(refs, items, eval_cfg, work / "ref", cache, cfg, executor, anchors)
@@ -238,10 +240,11 @@ def task_batches(tasks: list[dict], cfg: RlConfig):
 
 
 def train_rl(tasks: list[dict], items: dict, policy, eval_cfg: EvalConfig, cfg: RlConfig, out: Path, *,
-             system: str, executor=None, anchors: dict[str, str] | None = None) -> list[dict]:
+             system: str, executor=None, anchors: dict[str, str] | None = None, rollouts=None) -> list[dict]:
     """Run cfg.updates updates; returns the log lines (also OUT/rl_log.jsonl). `executor` (a Dask
     one from webmend.stage.executors) runs the rewards on warm workers; else a local pool per call.
-    `anchors`: {task id: reference page HTML} for the visual anchor."""
+    `anchors`: {task id: reference page HTML} for the visual anchor. `rollouts`: where samples come
+    from (webmend.training.rollouts; default the policy worker's own generation)."""
     if not tasks:
         raise ValueError("no RL tasks")
     out.mkdir(parents=True, exist_ok=True)
@@ -252,20 +255,25 @@ def train_rl(tasks: list[dict], items: dict, policy, eval_cfg: EvalConfig, cfg: 
     _write_log(out, lines)  # lines of updates whose policy was never saved are done again
     if done:
         log.info("resuming after update %d", done)
+    sampler = rollouts or LocalRollouts(policy)
+    sampler.sync(out, done)  # a server starts from the weights this run goes on from
     for m, batch in task_batches(tasks, cfg):
         if m <= done:
             continue
         started = time.perf_counter()
         work = out / "updates" / f"{m:04d}"
         before = policy.digest()
-        rollouts, notes = run_update(m, batch, policy, items, eval_cfg, cfg, system, work, cache, executor, anchor_points)
-        advantages = assign_advantages(rollouts)
+        samples, notes = run_update(m, batch, sampler, items, eval_cfg, cfg, system, work, cache, executor, anchor_points)
+        advantages = assign_advantages(samples)
         stats = policy.update([{"prompt_ids": r.completion["prompt_ids"], "completion_ids": r.completion["completion_ids"],
-                                "advantage": r.advantage, "role": r.role, "group": r.group} for r in rollouts],
+                                "advantage": r.advantage, "role": r.role, "group": r.group} for r in samples],
                               epochs=cfg.epochs)
         after = policy.digest()
-        _write_samples(work / "samples.jsonl", rollouts)
-        line = {"update": m, "tasks": [t["id"] for t in batch], "roles": _role_summary(rollouts),
+        synced = sampler.sync(out, m)
+        if synced is not None:
+            notes["sync"] = synced
+        _write_samples(work / "samples.jsonl", samples)
+        line = {"update": m, "tasks": [t["id"] for t in batch], "roles": _role_summary(samples),
                 "advantages": {g: [round(a, 6) for a in v] for g, v in sorted(advantages.items())},
                 "update_stats": stats, "params_before": before, "params_after": after, **notes,
                 "elapsed_s": round(time.perf_counter() - started, 2)}

@@ -21,17 +21,25 @@ def load(model_dir: str):
     return tokenizer, model
 
 
-def answer(tokenizer, model, prompt: str, system: str, max_new_tokens: int, temperature: float) -> tuple[str, int]:
+def sample_ids(tokenizer, model, prompt, max_new_tokens: int, temperature: float) -> list[int]:
+    """The new token ids for one prompt (a [1, L] id tensor): sampled at `temperature` (pure
+    sampling: no top-k, no top-p), greedy at 0. One place for the policy worker, the server and eval."""
     import torch
 
+    pad = tokenizer.pad_token_id if tokenizer.pad_token_id is not None else tokenizer.eos_token_id
+    sampling = ({"do_sample": True, "temperature": temperature, "top_k": 0, "top_p": 1.0} if temperature > 0
+                else {"do_sample": False})
+    with torch.no_grad():
+        out = model.generate(prompt, attention_mask=torch.ones_like(prompt), max_new_tokens=max_new_tokens,
+                             pad_token_id=pad, eos_token_id=tokenizer.eos_token_id, **sampling)
+    return out[0, prompt.shape[1]:].tolist()
+
+
+def answer(tokenizer, model, prompt: str, system: str, max_new_tokens: int, temperature: float) -> tuple[str, int]:
     messages = [{"role": "system", "content": system}, {"role": "user", "content": prompt}]
     ids = tokenizer.apply_chat_template(messages, add_generation_prompt=True, return_tensors="pt")
-    sampling = {"do_sample": True, "temperature": temperature} if temperature > 0 else {"do_sample": False}
-    with torch.no_grad():
-        out = model.generate(ids, attention_mask=torch.ones_like(ids), max_new_tokens=max_new_tokens,
-                             pad_token_id=tokenizer.pad_token_id, eos_token_id=tokenizer.eos_token_id, **sampling)
-    new = out[0, ids.shape[1]:]
-    return tokenizer.decode(new, skip_special_tokens=True), int(new.shape[0])
+    new = sample_ids(tokenizer, model, ids, max_new_tokens, temperature)
+    return tokenizer.decode(new, skip_special_tokens=True), len(new)
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -7,6 +7,8 @@ drives it; the model stays in memory between requests. Operations:
      "optimizer": DIR/optimizer.pt?}   (the optimizer's state, when resuming)
     {"op": "sample", "requests": [{"key", "messages", "n", "max_new_tokens", "temperature"}], "seed": S?}
         -> {"completions": [{"key", "index", "text", "prompt_ids", "completion_ids"}]}
+    {"op": "tokenize", "rows": [{"messages", "text", "stopped"}]}  -> {"tokens": [{"prompt_ids", "completion_ids"}]}
+        (completions a rollout server sampled, as ids for the update)
     {"op": "update", "samples": [{"prompt_ids", "completion_ids", "advantage", "token_weights"?, "role", "group"}],
      "epochs": 1}
         -> {"stats": [...one per epoch...]}   (the sampling log-probs are taken once, before the first epoch)
@@ -24,6 +26,7 @@ import hashlib
 import json
 import sys
 
+from webmend.training.trainenv.generate import sample_ids
 from webmend.training.trainenv.grpo import GrpoConfig, Sample, grpo_step, pad_batch, token_logprobs
 
 
@@ -48,6 +51,9 @@ class Policy:
         t = self.tokenizer
         return t.pad_token_id if t.pad_token_id is not None else t.eos_token_id
 
+    def prompt_ids(self, messages: list[dict]):
+        return self.tokenizer.apply_chat_template(messages, add_generation_prompt=True, return_tensors="pt")
+
     def sample(self, requests: list[dict], seed: int | None = None) -> list[dict]:
         import torch
 
@@ -56,19 +62,26 @@ class Policy:
         torch.manual_seed(seed if seed is not None else self.seed * 1_000_003 + self.batches)
         out = []
         for req in requests:
-            prompt = self.tokenizer.apply_chat_template(req["messages"], add_generation_prompt=True, return_tensors="pt")
-            temperature = float(req.get("temperature", 1.0))
+            prompt = self.prompt_ids(req["messages"])
             for index in range(int(req.get("n", 1))):
-                with torch.no_grad():
-                    ids = self.model.generate(prompt, attention_mask=torch.ones_like(prompt),
-                                              max_new_tokens=int(req.get("max_new_tokens", 256)),
-                                              do_sample=temperature > 0, temperature=temperature or None,
-                                              top_k=0, top_p=1.0, pad_token_id=self.pad_id,
-                                              eos_token_id=self.tokenizer.eos_token_id)
-                completion = ids[0, prompt.shape[1]:].tolist()
+                completion = sample_ids(self.tokenizer, self.model, prompt, int(req.get("max_new_tokens", 256)),
+                                        float(req.get("temperature", 1.0)))
                 out.append({"key": req["key"], "index": index, "prompt_ids": prompt[0].tolist(),
                             "completion_ids": completion,
                             "text": self.tokenizer.decode(completion, skip_special_tokens=True)})
+        return out
+
+    def tokenize(self, rows: list[dict]) -> list[dict]:
+        """Token ids of completions sampled elsewhere (an OpenAI-compatible server answers text):
+        the prompt as the chat template renders it, the text re-encoded, plus EOS when the server
+        stopped on it. Re-encoding may split text differently from how it was sampled; the update
+        scores the ids given, so the ratio stays exact for them."""
+        out = []
+        for r in rows:
+            completion = self.tokenizer(r["text"], add_special_tokens=False)["input_ids"]
+            if r.get("stopped") and self.tokenizer.eos_token_id is not None:
+                completion = completion + [self.tokenizer.eos_token_id]
+            out.append({"prompt_ids": self.prompt_ids(r["messages"])[0].tolist(), "completion_ids": completion})
         return out
 
     def update(self, rows: list[dict], epochs: int = 1) -> list[dict]:
@@ -89,14 +102,7 @@ class Policy:
         return [grpo_step(self.model, self.optimizer, samples, self.grpo, self.pad_id, self.ref) for _ in range(epochs)]
 
     def digest(self) -> dict:
-        h = hashlib.sha256()
-        norm = 0.0
-        for name, p in sorted(self.model.named_parameters()):
-            data = p.detach().cpu().contiguous()
-            h.update(name.encode())
-            h.update(data.numpy().tobytes())
-            norm += float((data.double() ** 2).sum())
-        return {"digest": h.hexdigest(), "norm": norm ** 0.5}
+        return param_digest(self.model)
 
     def save(self, path: str, optimizer: bool = False) -> dict:
         import torch
@@ -113,6 +119,19 @@ class Policy:
         self.optimizer.load_state_dict(torch.load(path, weights_only=True))
 
 
+def param_digest(model) -> dict:
+    """sha256 over every parameter (name and bytes, in name order) and the global norm: the policy
+    worker and the rollout server report the same digest for the same weights."""
+    h = hashlib.sha256()
+    norm = 0.0
+    for name, p in sorted(model.named_parameters()):
+        data = p.detach().cpu().contiguous()
+        h.update(name.encode())
+        h.update(data.numpy().tobytes())
+        norm += float((data.double() ** 2).sum())
+    return {"digest": h.hexdigest(), "norm": norm ** 0.5}
+
+
 def handle(policy: Policy | None, req: dict) -> tuple[Policy | None, dict]:
     op = req.get("op")
     if op == "load":
@@ -126,6 +145,8 @@ def handle(policy: Policy | None, req: dict) -> tuple[Policy | None, dict]:
         return policy, {"error": f"{op}: no model loaded"}
     if op == "sample":
         return policy, {"completions": policy.sample(req["requests"], req.get("seed"))}
+    if op == "tokenize":
+        return policy, {"tokens": policy.tokenize(req["rows"])}
     if op == "update":
         return policy, {"stats": policy.update(req["samples"], int(req.get("epochs", 1)))}
     if op == "digest":
