@@ -25,13 +25,15 @@ def train(manifest: str, route: str = "refined", preset: str = "tiny", model: st
           eval_backend: str = "transformers", eval_max_new_tokens: int = 4096, eval_config: str | None = None,
           rl_tasks: str | None = None, rl_contracts: list[str] | None = None, rl_preset: str | None = None,
           rl_overrides: dict | None = None, rl_updates: int | None = None, rl_dask_address: str | None = None,
-          rl_dask_workers: int | None = None, threads: int | None = None) -> dict:
+          rl_dask_workers: int | None = None, rl_rollouts: dict | None = None, threads: int | None = None) -> dict:
     """manifest: an export version folder, its manifest.json, or an export folder (its LATEST
     version); route, preset, model, overrides: as `webmend train sft`; out: the SFT run folder
     (default named from the request). eval_items: benchmark items to evaluate the checkpoint on
     (skipped when absent). rl_tasks (+ rl_contracts): run RL from the SFT checkpoint with rl_preset
     (default: preset), rl_overrides, rl_updates; its page rewards on the Dask scheduler
-    rl_dask_address or a local cluster of rl_dask_workers (else a local pool)."""
+    rl_dask_address or a local cluster of rl_dask_workers (else a local pool); rl_rollouts: where
+    samples come from, as `train rl --rollouts` (keys of jobs.RolloutOptions: backend, model,
+    api_base, sync, sync_url, sync_command, concurrency; default the policy worker)."""
     from webmend.config import load_config
 
     cfg_json = load_config(eval_config).model_dump_json() if (eval_items or rl_tasks) else None
@@ -46,7 +48,8 @@ def train(manifest: str, route: str = "refined", preset: str = "tiny", model: st
         result["rl"] = train_tasks.train_rl(tasks_file=rl_tasks, contracts=rl_contracts or [], init=run_dir,
                                             preset=rl_preset or preset, overrides=rl_overrides, updates=rl_updates,
                                             out=f"{run_dir}/rl", cfg_json=cfg_json, threads=threads,
-                                            dask_address=rl_dask_address, dask_workers=rl_dask_workers)
+                                            dask_address=rl_dask_address, dask_workers=rl_dask_workers,
+                                            rollouts=rl_rollouts)
     return result
 
 
@@ -71,6 +74,8 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--rl-updates", type=int)
     p.add_argument("--rl-dask-address")
     p.add_argument("--rl-dask-workers", type=int)
+    p.add_argument("--rl-rollout", dest="rl_rollouts", action="append", default=[], metavar="KEY=VALUE",
+                   help="e.g. --rl-rollout backend=openai --rl-rollout model=openai/policy --rl-rollout api_base=URL")
     p.add_argument("--threads", type=int)
     a = p.parse_args(argv)
     result = train(manifest=a.manifest, route=a.route, preset=a.preset, model=a.model,
@@ -78,7 +83,8 @@ def main(argv: list[str] | None = None) -> int:
                    eval_backend=a.eval_backend, eval_max_new_tokens=a.eval_max_new_tokens, eval_config=a.eval_config,
                    rl_tasks=a.rl_tasks, rl_contracts=a.rl_contracts, rl_preset=a.rl_preset,
                    rl_overrides=parse_overrides(a.rl_overrides) or None, rl_updates=a.rl_updates,
-                   rl_dask_address=a.rl_dask_address, rl_dask_workers=a.rl_dask_workers, threads=a.threads)
+                   rl_dask_address=a.rl_dask_address, rl_dask_workers=a.rl_dask_workers,
+                   rl_rollouts=parse_overrides(a.rl_rollouts) or None, threads=a.threads)
     print(json.dumps(result, indent=2, default=str))
     return 0
 

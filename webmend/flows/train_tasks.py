@@ -63,13 +63,14 @@ def train_eval(checkpoints: list[str], items: str, out: str, backend: str, max_n
 @task(name="train-rl", cache_policy=NO_CACHE)
 def train_rl(tasks_file: str, contracts: list[str], init: str, preset: str, overrides: dict | None,
              updates: int | None, out: str | None, cfg_json: str | None, threads: int | None,
-             dask_address: str | None = None, dask_workers: int | None = None) -> dict:
+             dask_address: str | None = None, dask_workers: int | None = None, rollouts: dict | None = None) -> dict:
     from webmend.config import EvalConfig
-    from webmend.training.jobs import plot_rl, run_rl_job
+    from webmend.training.jobs import RolloutOptions, plot_rl, run_rl_job
 
     cfg = EvalConfig.model_validate_json(cfg_json) if cfg_json else EvalConfig()
     outcome = run_rl_job(tasks_file, contracts, init, cfg, preset=preset, overrides=overrides, updates=updates,
-                         out=out, threads=threads, dask_address=dask_address, dask_workers=dask_workers)
+                         out=out, threads=threads, dask_address=dask_address, dask_workers=dask_workers,
+                         rollout=RolloutOptions.from_mapping(rollouts))
     rows = [{"update": line["update"], **{f"{role}_reward": v["mean_reward"] for role, v in line["roles"].items()},
              "loss": line["update_stats"][-1].get("loss"), "params_changed": line["params_after"] != line["params_before"]}
             for line in outcome.lines]

@@ -65,6 +65,17 @@ class RolloutOptions:
     sync_command: str | None = None
     concurrency: int = 8
 
+    @classmethod
+    def from_mapping(cls, options: dict | None) -> "RolloutOptions":
+        """From the flow's rl_rollouts (values may arrive as YAML scalars); unknown keys are refused."""
+        options = dict(options or {})
+        unknown = sorted(set(options) - set(cls.__dataclass_fields__))
+        if unknown:
+            raise ValueError(f"rl_rollouts: unknown {', '.join(unknown)}; known: {', '.join(cls.__dataclass_fields__)}")
+        if "concurrency" in options:
+            options["concurrency"] = int(options["concurrency"])
+        return cls(**{k: v if k == "concurrency" or v is None else str(v) for k, v in options.items()})
+
     def check(self) -> None:
         if self.backend not in rollouts.ROLLOUT_BACKENDS:
             raise ValueError(f"--rollouts {self.backend!r}: one of {', '.join(rollouts.ROLLOUT_BACKENDS)}")
