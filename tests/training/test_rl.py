@@ -139,6 +139,48 @@ def test_the_visual_anchor_penalises_only_pages_that_look_worse_than_the_referen
     assert "anchor_D" not in rows["counter#u1-g0"]  # no reference for the counter task
 
 
+def test_a_screenshot_judge_decides_the_anchor_and_its_failure_falls_back_to_the_points(items, tmp_path, llm_server,
+                                                                                          monkeypatch):
+    """WebCatalyst's pairwise comparison: the reference's first keyframe, then the sample's, to a
+    vision model through litellm (the scripted server); identical renderings ask nothing."""
+    from llm.llm_server import chat_reply, error_reply
+
+    monkeypatch.setenv("OPENAI_API_BASE", llm_server.base_url)
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-test-anchor")
+    styled = (FIX / "anchors" / "greeting.html").read_text()
+
+    class Styled(ScriptedPolicy):
+        def sample(self, requests, seed=None):
+            out = super().sample(requests, seed)
+            for c in out:
+                if c["key"].startswith("greeting"):
+                    c["text"] = styled if c["index"] == 0 else GOOD["greeting"]
+            return out
+
+    llm_server.script(chat_reply('{"degradation": 0.7, "reasons": ["no styling"]}'), error_reply(400, "bad image"))
+    cfg = RlConfig(updates=2, tasks_per_update=2, n_gen=2, roles=("generator",), visual_anchor_weight=0.5,
+                   visual_anchor_judge="openai/vision-judge")
+    train_rl(list(items.values()), items, Styled(), EvalConfig(), cfg, tmp_path, system="SYS",
+             anchors={"greeting": styled})
+    (ask,) = llm_server.requests[:1]
+    images = [part for part in ask.body["messages"][0]["content"] if part["type"] == "image_url"]
+    assert len(images) == 2 and ask.body["model"] == "vision-judge"
+    rows = {json.loads(s)["key"]: json.loads(s) for s in (tmp_path / "updates" / "0001" / "samples.jsonl").read_text().splitlines()}
+    same, plain = rows["greeting#u1-g0"], rows["greeting#u1-g1"]
+    assert (same["anchor_D"], same["anchor_by"]) == (0.0, "judge")  # the same frame: no call
+    assert (plain["anchor_D"], plain["anchor_by"]) == (pytest.approx(0.65), "judge")
+    # update 2 samples the same pages: rewards and the judge's answer come from their caches
+    again = {json.loads(s)["key"]: json.loads(s) for s in (tmp_path / "updates" / "0002" / "samples.jsonl").read_text().splitlines()}
+    assert again["greeting#u2-g1"]["anchor_D"] == pytest.approx(0.65) and len(llm_server.requests) == 1
+
+    # a judge that fails: the visual-design points decide, as without a judge
+    out = tmp_path / "failing"
+    train_rl(list(items.values()), items, Styled(), EvalConfig(), RlConfig(**{**cfg.__dict__, "updates": 1}), out,
+             system="SYS", anchors={"greeting": styled})
+    plain = {json.loads(s)["key"]: json.loads(s) for s in (out / "updates" / "0001" / "samples.jsonl").read_text().splitlines()}["greeting#u1-g1"]
+    assert plain["anchor_by"] == "points" and plain["anchor_D"] > 0.2
+
+
 def test_a_stopped_run_resumes_after_its_last_saved_update(items, tmp_path):
     class Crashes(ScriptedPolicy):
         def update(self, samples, epochs=1):

@@ -62,8 +62,8 @@ def visual_comparison(judge: RepairModel, task: str, before: dict, after: dict,
     parts: list[dict] = [{"type": "text", "text": PROMPT.format(task=task or "(none)", before=sb.get("total"),
                                                                  after=sa.get("total"), dims=dims, pairs=len(pairs))}]
     for i, (b, a) in enumerate(pairs, 1):
-        parts += [{"type": "text", "text": f"Pair {i}: BEFORE"}, _image(b), {"type": "text", "text": f"Pair {i}: AFTER"},
-                  _image(a)]
+        parts += [{"type": "text", "text": f"Pair {i}: BEFORE"}, image_part(b), {"type": "text", "text": f"Pair {i}: AFTER"},
+                  image_part(a)]
     try:
         answer = judge.ask([{"role": "user", "content": parts}])
     except LLMError as exc:
@@ -72,7 +72,7 @@ def visual_comparison(judge: RepairModel, task: str, before: dict, after: dict,
     return _summary(answer.text), answer.usage
 
 
-def _image(png: bytes) -> dict:
+def image_part(png: bytes) -> dict:
     return {"type": "image_url", "image_url": {"url": "data:image/png;base64," + base64.b64encode(png).decode("ascii")}}
 
 

@@ -61,6 +61,9 @@ class RlConfig:
     # (--anchors); 0 turns it off. D is one-sided (rl_rewards.anchor_degradation).
     visual_anchor_weight: float = 0.0
     visual_anchor_tolerance: float = 0.05
+    # a vision model (litellm) that compares the reference page's screenshot with each sample's
+    # (visual_anchor.AnchorJudge); None, or a failed call: the evaluator's visual-design points decide
+    visual_anchor_judge: str | None = None
     checkpoint_every: int = 1  # save the policy (and optimizer) every N updates, so a run resumes there
 
     def __post_init__(self):
@@ -113,8 +116,28 @@ def _page_rollouts(sampler, messages: dict[str, list[dict]], n: int, role: str, 
     return out
 
 
+@dataclass
+class Anchors:
+    """The visual anchor's references: {task id: the reference page's reward (points, frame)} and
+    the optional screenshot judge."""
+
+    references: dict[str, PageReward] = field(default_factory=dict)
+    judge: object = None  # visual_anchor.AnchorJudge
+
+
+def anchor_penalty_D(ref: PageReward, got: PageReward, prompt: str, anchors: Anchors, eval_cfg: EvalConfig,
+                     cfg: RlConfig) -> tuple[float, str]:
+    """(D, what decided it): the judge on the two first keyframes when configured and both exist,
+    else the one-sided fall of the visual-design points (rl_rewards.anchor_degradation)."""
+    if anchors.judge is not None and ref.frame and got.frame:
+        d = anchors.judge.degradation(prompt, Path(ref.frame), Path(got.frame))
+        if d is not None:
+            return round(min(1.0, max(0.0, d - cfg.visual_anchor_tolerance)), 6), "judge"
+    return anchor_degradation(ref.visual, got.visual, eval_cfg.budgets.visual_design, cfg.visual_anchor_tolerance), "points"
+
+
 def _score(rollouts: list[Rollout], items, eval_cfg, work: Path, cache, cfg: RlConfig, executor,
-           anchors: dict[str, float | None] | None = None) -> dict[str, PageReward]:
+           anchors: Anchors | None = None) -> dict[str, PageReward]:
     rewards = score_pages({r.key: r.completion["text"] for r in rollouts}, items, eval_cfg, work, cache=cache,
                           weights=cfg.reward_weights, workers=cfg.workers, executor=executor)
     for r in rollouts:
@@ -122,22 +145,21 @@ def _score(rollouts: list[Rollout], items, eval_cfg, work: Path, cache, cfg: RlC
         r.reward = got.reward
         r.detail.update(source=got.source, status=got.status)
         task = r.key.split("#", 1)[0]
-        if cfg.visual_anchor_weight and anchors and task in anchors:
-            d = anchor_degradation(anchors[task], got.visual, eval_cfg.budgets.visual_design,
-                                   cfg.visual_anchor_tolerance)
+        if cfg.visual_anchor_weight and anchors and task in anchors.references:
+            d, by = anchor_penalty_D(anchors.references[task], got, items[task].get("prompt", ""), anchors, eval_cfg, cfg)
             r.reward = round(got.reward - cfg.visual_anchor_weight * d, 6)
-            r.detail.update(page_reward=got.reward, anchor_D=d)
+            r.detail.update(page_reward=got.reward, anchor_D=d, anchor_by=by)
     return rewards
 
 
-def anchor_scores(anchors: dict[str, str], items, eval_cfg: EvalConfig, work: Path, cache, cfg: RlConfig,
-                  executor=None) -> dict[str, float | None]:
-    """The reference pages' visual-design points, executed once (and cached like every page)."""
+def anchor_references(anchors: dict[str, str], items, eval_cfg: EvalConfig, work: Path, cache, cfg: RlConfig,
+                      executor=None, judge=None) -> Anchors:
+    """The reference pages executed once (and cached like every page): their points and frames."""
     if not anchors or not cfg.visual_anchor_weight:
-        return {}
+        return Anchors()
     got = score_pages({f"{tid}#anchor": html for tid, html in anchors.items()}, items, eval_cfg, work, cache=cache,
                       weights=cfg.reward_weights, workers=cfg.workers, executor=executor)
-    return {tid: got[f"{tid}#anchor"].visual for tid in anchors}
+    return Anchors({tid: got[f"{tid}#anchor"] for tid in anchors}, judge)
 
 
 def pick_draft(gens: list[Rollout]) -> Rollout | None:
@@ -147,7 +169,7 @@ def pick_draft(gens: list[Rollout]) -> Rollout | None:
 
 
 def run_update(m: int, tasks: list[dict], sampler, items: dict, eval_cfg: EvalConfig, cfg: RlConfig, system: str,
-               work: Path, cache: RewardCache, executor=None, anchors: dict | None = None) -> tuple[list[Rollout], dict]:
+               work: Path, cache: RewardCache, executor=None, anchors: Anchors | None = None) -> tuple[list[Rollout], dict]:
     """Sample (from `sampler`, a webmend.training.rollouts backend), execute and score every role for
     update m (1-based); returns the rollouts and notes."""
     def task_of(key: str) -> str:
@@ -240,16 +262,22 @@ def task_batches(tasks: list[dict], cfg: RlConfig):
 
 
 def train_rl(tasks: list[dict], items: dict, policy, eval_cfg: EvalConfig, cfg: RlConfig, out: Path, *,
-             system: str, executor=None, anchors: dict[str, str] | None = None, rollouts=None) -> list[dict]:
+             system: str, executor=None, anchors: dict[str, str] | None = None, rollouts=None,
+             anchor_judge=None) -> list[dict]:
     """Run cfg.updates updates; returns the log lines (also OUT/rl_log.jsonl). `executor` (a Dask
     one from webmend.stage.executors) runs the rewards on warm workers; else a local pool per call.
     `anchors`: {task id: reference page HTML} for the visual anchor. `rollouts`: where samples come
-    from (webmend.training.rollouts; default the policy worker's own generation)."""
+    from (webmend.training.rollouts; default the policy worker's own generation). `anchor_judge`:
+    the screenshot judge (default: one for cfg.visual_anchor_judge, when set)."""
     if not tasks:
         raise ValueError("no RL tasks")
     out.mkdir(parents=True, exist_ok=True)
     cache = RewardCache(out / "reward_cache.jsonl")
-    anchor_points = anchor_scores(anchors or {}, items, eval_cfg, out / "anchors", cache, cfg, executor)
+    if anchor_judge is None and cfg.visual_anchor_judge and anchors:
+        from webmend.training.visual_anchor import AnchorJudge
+
+        anchor_judge = AnchorJudge(cfg.visual_anchor_judge, out / "anchor_judge.jsonl")
+    anchor_points = anchor_references(anchors or {}, items, eval_cfg, out / "anchors", cache, cfg, executor, anchor_judge)
     done, _ = resume_point(out)
     lines = read_log(out)[:done]
     _write_log(out, lines)  # lines of updates whose policy was never saved are done again

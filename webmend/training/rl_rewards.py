@@ -40,6 +40,7 @@ class PageReward:
     score: float | None = None
     pass_rate: float | None = None
     visual: float | None = None  # the visual_design points, for the visual anchor
+    frame: str | None = None  # the page's first keyframe (PNG path), for the visual anchor's judge
 
 
 def reward_from_record(rec: dict, weights: RewardWeights) -> PageReward:
@@ -96,14 +97,15 @@ class RewardCache:
             fh.write(json.dumps({"hash": key, **asdict(reward)}, sort_keys=True) + "\n")
 
 
-def evaluate_pages_on_worker(jobs: tuple, cfg_json: str) -> list[dict]:
-    """A batch of (RawInput, item) on this process's warm browser (a Dask worker's)."""
+def evaluate_pages_on_worker(jobs: tuple, cfg_json: str, out_dir: str | None = None) -> list[dict]:
+    """A batch of (RawInput, item) on this process's warm browser (a Dask worker's); keyframes go
+    under out_dir/keyframes/ (a folder the caller can read: a local cluster, a shared file system)."""
     from webmend.browser.worker import get_worker  # Playwright only where pages run
     from webmend.evaluate.records import evaluate_input
 
     cfg = EvalConfig.model_validate_json(cfg_json)
     worker = get_worker(cfg)
-    return [evaluate_input(raw, item, cfg, worker) for raw, item in jobs]
+    return [evaluate_input(raw, item, cfg, worker, out_dir) for raw, item in jobs]
 
 
 def _evaluate(todo: dict[str, str], items: dict, cfg: EvalConfig, work: Path, workers: int, executor) -> list[dict]:
@@ -119,8 +121,8 @@ def _evaluate(todo: dict[str, str], items: dict, cfg: EvalConfig, work: Path, wo
     batches = [Batch(i, str(i), tuple(jobs[start:start + DASK_BATCH]))
                for i, start in enumerate(range(0, len(jobs), DASK_BATCH))]
     records: list[dict] = []
-    cfg_json = cfg.model_dump_json()
-    report = run_stage(batches, submit=lambda b: executor.submit(evaluate_pages_on_worker, b.items, cfg_json),
+    cfg_json, frames = cfg.model_dump_json(), str((work / "eval").resolve())
+    report = run_stage(batches, submit=lambda b: executor.submit(evaluate_pages_on_worker, b.items, cfg_json, frames),
                        completed=executor.completed, commit=InOrder(lambda b, recs: records.extend(recs), 0))
     if report.failures:
         raise RuntimeError(f"reward evaluation failed: {report.failures[0][1]!r}")
@@ -140,5 +142,8 @@ def score_pages(pages: dict[str, str], items: dict[str, dict], cfg: EvalConfig, 
             todo[k] = text
     if todo:
         for rec in _evaluate(todo, items, cfg, work, workers, executor):
-            cache.add(keys[rec["id"]], reward_from_record(rec, weights))
+            reward = reward_from_record(rec, weights)
+            files = [k["file"] for k in rec.get("keyframes") or [] if k.get("file")]
+            reward.frame = str((work / "eval" / files[0]).resolve()) if files else None
+            cache.add(keys[rec["id"]], reward)
     return {k: cache.entries[keys[k]] for k in pages}
