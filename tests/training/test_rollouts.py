@@ -105,3 +105,15 @@ def test_sync_none_keeps_the_server_weights_and_settings_that_cannot_work_are_re
         rollouts(server, policy, sync_mode="command")
     with pytest.raises(ValueError, match="one of reload, command, none"):
         rollouts(server, policy, sync_mode="push")
+
+
+def test_the_flow_rollout_options_are_read_strictly():
+    from webmend.training.jobs import RolloutOptions
+
+    opts = RolloutOptions.from_mapping({"backend": "openai", "model": "openai/policy", "api_base": "http://h:1/v1",
+                                        "concurrency": "3"})
+    assert (opts.backend, opts.concurrency, opts.sync) == ("openai", 3, "reload")
+    assert opts.identity() == {"rollouts": "openai", "rollout_model": "openai/policy"}  # never the URL
+    assert RolloutOptions.from_mapping(None).identity() == {}
+    with pytest.raises(ValueError, match="unknown api_key"):
+        RolloutOptions.from_mapping({"api_key": "sk-nope"})
