@@ -21,6 +21,7 @@ import sys
 import threading
 import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
 
 from webmend.training.trainenv.generate import sample_ids
 from webmend.training.trainenv.policy_worker import param_digest
@@ -36,6 +37,8 @@ class Served:
         import torch
         from transformers import AutoModelForCausalLM, AutoTokenizer
 
+        if not Path(model_dir).is_dir():  # a folder on this machine, never a hub id to download
+            raise FileNotFoundError(f"{model_dir}: no such model folder")
         tokenizer = AutoTokenizer.from_pretrained(model_dir)
         model = AutoModelForCausalLM.from_pretrained(model_dir, torch_dtype=torch.float32).eval()
         digest = param_digest(model)
