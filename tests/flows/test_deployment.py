@@ -63,7 +63,10 @@ PROMPT_PAGES = {
 
 
 def prefect(env: dict, *args: str, timeout: float = 300) -> subprocess.CompletedProcess:
-    done = subprocess.run([PREFECT, *args], cwd=ROOT, env=env, capture_output=True, text=True, timeout=timeout)
+    # Prefect's CLI prints through Rich, which wraps at COLUMNS (80 without a terminal): wide
+    # enough that a heading the test looks for is never split over two lines.
+    done = subprocess.run([PREFECT, *args], cwd=ROOT, env={**env, "COLUMNS": "500"}, capture_output=True, text=True,
+                          timeout=timeout)
     assert done.returncode == 0, f"prefect {' '.join(args)}:\n{done.stdout[-3000:]}\n{done.stderr[-3000:]}"
     return done
 
