@@ -99,6 +99,9 @@ class RequestPolicy:
         self.log = log_
         self._max_loads = 1 + max_reloads
         self._loads_this_doc = 0
+        # Main-frame navigations answered 204 (the document stays): a session waiting for the
+        # page's own next document stops waiting (page_follow.py).
+        self.navigations_refused = 0
         # Set per browser (BrowserWorker.mirror_port): library requests are then rewritten to
         # the mirror server beside Chromium instead of carrying their bodies through this route.
         self.mirror_port: int | None = None
@@ -106,6 +109,13 @@ class RequestPolicy:
     def start_document(self) -> None:
         """Called before each fresh load of the page (one per test case)."""
         self._loads_this_doc = 0
+
+    def _refused(self, request) -> None:
+        try:
+            main = request.frame.parent_frame is None
+        except Exception:  # a worker's request has no frame and navigates nothing
+            main = False
+        self.navigations_refused += main
 
     async def handle(self, route) -> None:
         request = route.request
@@ -132,6 +142,7 @@ class RequestPolicy:
             # 204 cancels a navigation and keeps the current document; an abort would
             # replace it with an error page and end the page's life mid-test.
             self.log.block(url, "document", "navigation_away")
+            self._refused(request)
             await route.fulfill(status=204, body=b"")
             return
         self.log.block(url, channel_of(request.resource_type, url), "offsite")
@@ -145,6 +156,7 @@ class RequestPolicy:
                 self.log.page_loads += 1
                 if self._loads_this_doc > self._max_loads:
                     self.log.block(url, "document", "reload_loop")
+                    self._refused(request)
                     await route.fulfill(status=204, body=b"")
                     return
             await route.fulfill(status=200, body=self._body, headers={"content-type": "text/html; charset=utf-8"})

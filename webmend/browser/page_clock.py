@@ -19,10 +19,12 @@ class PageClock:
     async def advance(self, ms: float) -> None:
         ms = max(0, int(ms))
         if self.cfg.virtual_time:
+            await self.follow_self_navigation()  # the page navigated itself since the last step
             if self._world is None:
                 await self.iso("0")  # the isolated world listens for the clock's sync event
             if ms:
-                await self._run_clock(ms)  # seeks CSS animations after each chunk (probes.js)
+                if await self._run_clock(ms):  # seeks CSS animations after each chunk (probes.js)
+                    self.doc_start = self.vnow + ms  # a document the page navigated to: no page time yet
             elif await self.iso("__wm.sync(%d)" % (self.vnow - self.doc_start)):
                 await self._deliver_animation_events()
             self.vnow += ms
@@ -30,14 +32,15 @@ class PageClock:
             await asyncio.sleep(ms / 1000)
             self.vnow += ms
 
-    async def _run_clock(self, ms: int) -> None:
-        """Advance page time in chunks: a slow page makes progress, a stuck one is caught early."""
+    async def _run_clock(self, ms: int) -> bool:
+        """Advance page time in chunks: a slow page makes progress, a stuck one is caught early.
+        Returns whether the page navigated itself meanwhile (the rest of `ms` is not run)."""
         left = ms
+        stuck = 0  # runs in a row that fired nothing because the document was leaving
         while left > 0:
             chunk = min(left, CLOCK_CHUNK_MS)
             # Timer exceptions are reported by clock.js as uncaught errors (page errors); a failure
-            # here means the document went away mid-run (the page navigated or reloaded itself),
-            # and the new document starts its own clock.
+            # here means the document went away mid-run (the page navigated or reloaded itself).
             try:
                 res = await self.guard(self.cdp.send("Runtime.evaluate", {
                     "expression": f"window.{CLOCK_KEY}.runFor({chunk})", "awaitPromise": True, "returnByValue": True,
@@ -46,13 +49,24 @@ class PageClock:
                 raise
             except Exception as exc:  # "Execution context was destroyed" and the like
                 log.debug("clock run interrupted: %s", exc)
-                return
+                return await self.follow_self_navigation(leaving=True)
             if "exceptionDetails" in res:
                 log.debug("clock run failed: %s", res["exceptionDetails"].get("text"))
-                return
-            if (res["result"].get("value") or {}).get("owed"):
+                return await self.follow_self_navigation()
+            ran = res["result"].get("value") or {}
+            if ran.get("leaving"):
+                # The document began to leave at page time `ticks` (page_follow.py).
+                if await self.follow_self_navigation(leaving=True):
+                    return True  # the new document starts at the next step
+                stuck = stuck + 1 if not ran.get("count") else 0
+                if stuck > 1:
+                    return False  # it could not be kept: the rest of this step does not run
+                left -= max(0, int(ran.get("ticks", 0)) - (self.vnow - self.doc_start) - (ms - left))
+                continue
+            if ran.get("owed"):
                 await self._deliver_animation_events()
             left -= chunk
+        return False
 
     async def _deliver_animation_events(self) -> None:
         """The last seek started, ended or turned an animation, and Chromium fires those events

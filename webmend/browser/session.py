@@ -17,6 +17,7 @@ from webmend.browser.network import RequestPolicy, page_url
 from webmend.browser.page_capture import PageCapture
 from webmend.browser.page_clock import PageClock
 from webmend.browser.page_errors import BudgetExhausted, PageCrashed, PageHung
+from webmend.browser.page_follow import PageFollow
 from webmend.browser.page_input import PageInput
 from webmend.browser.page_scripts import CLOCK_JS, CLOCK_KEY, INIT_JS, OBSERVE_JS
 from webmend.browser.page_worlds import PageWorlds
@@ -45,7 +46,7 @@ class PageShared:
         return min(self.step_wall_s, self.deadline - time.monotonic())
 
 
-class PageSession(PageClock, PageWorlds, PageCapture, PageInput):
+class PageSession(PageClock, PageFollow, PageWorlds, PageCapture, PageInput):
     """One fresh load: its lifecycle, event wiring and the guard every browser call goes through
     here; time (page_clock), evaluation (page_worlds), pixels (page_capture) and input
     (page_input) in the modules it is made of."""
@@ -62,6 +63,12 @@ class PageSession(PageClock, PageWorlds, PageCapture, PageInput):
         self._world: int | None = None
         self._frame_id: str | None = None
         self._frameless = False  # this document showed no frames after a pointer move or a scroll
+        # page_follow.py: the current document's loader, the main frame, the renderer's
+        # navigation requests since the current document, refusals already accounted for
+        self._loader_id: str | None = None
+        self._main_frame: str | None = None
+        self._requested: list[str] = []
+        self._refused_seen = 0
         self.crashed = False
         self.url: str | None = None  # the current document's address (network.page_url)
 
@@ -94,6 +101,8 @@ class PageSession(PageClock, PageWorlds, PageCapture, PageInput):
         self.page = await self.context.new_page()
         self._wire_events(self.page)
         self.cdp = await self.context.new_cdp_session(self.page)
+        self._main_frame = None
+        await self.watch_navigations()
         if cfg.virtual_time:
             # Freeze every document timeline of this tab (it persists across navigations): CSS
             # animations and transitions never move in real time, only when probes.js seeks them
@@ -148,6 +157,9 @@ class PageSession(PageClock, PageWorlds, PageCapture, PageInput):
             await self._new_tab()
             await self._navigate(self.url)
         await self.guard(self._until_complete(), "load")
+        # After the load: a renderer stuck in its first script answers no frame-tree query either,
+        # and its fault is the load's.
+        await self.note_current_document()
         await self.advance(self.cfg.limits.load_ms)
 
     async def _new_tab(self) -> None:

@@ -33,6 +33,13 @@
     const gl = { skipped: 0, diverged: 0 };
     // Callbacks fired so far by kind, for the evaluator's motion evidence (frame rate, stalls).
     const fired = { frame: 0, timeout: 0, interval: 0, idle: 0 };
+    // Set when this document starts to leave (a form submit, a location change, a reload: each
+    // fires beforeunload first, synchronously). No timer runs after that: how far a leaving
+    // document gets before its successor commits would depend on wall time. The evaluator
+    // either follows the new document or, when none comes (mailto:, a refused navigation),
+    // lets this one stay (page_follow.py).
+    let leaving = false;
+    window.addEventListener('beforeunload', (e) => { if (e.isTrusted) leaving = true; }, true);
     const c = {
       now: () => START + ticks,
       ticks: () => ticks,
@@ -89,9 +96,11 @@
       hiddenFrame: () => hiddenFrame,
       gl,
       runEnd,
+      stay() { leaving = false; },
       async runFor(ms) {
         const end = ticks + Math.max(0, Math.floor(ms));
         let count = 0;
+        if (leaving) return { count, owed: false, leaving, ticks };
         for (let t = c.first(end); t; t = c.first(end)) {
           // A frame is hidden when the next frame tick (16 ms on) still falls inside this run:
           // only page time and the run's end decide it, never wall time.
@@ -100,6 +109,7 @@
           count++;
           await yieldTask(); // the frame's microtasks still count as the frame
           hiddenFrame = -1;
+          if (leaving) return { count, owed: false, leaving, ticks };
         }
         hiddenFrame = -1;
         ticks = end;
@@ -112,7 +122,7 @@
         try {
           owed = !dispatch.call(document, new NativeCustomEvent(KEY + ':sync', { detail: ticks, cancelable: true }));
         } catch (e) { /* no document */ }
-        return { count, owed };
+        return { count, owed, leaving, ticks };
       },
     };
     Object.defineProperty(window, KEY, { value: c, enumerable: false });
