@@ -26,3 +26,9 @@ class JsError(Exception):
 class PromisePending(Exception):
     """Test-case JavaScript returned a promise that was still pending when its page-time budget
     ran out (the page itself answered throughout: not a hang)."""
+
+
+class WouldChangePage(Exception):
+    """Test-case JavaScript evaluated as a pure observation (V8's side-effect check) would have
+    changed the page, or returned a promise that needs page time: its test case cannot share a
+    document with others and gets one of its own (evaluate/testcase_share.py)."""

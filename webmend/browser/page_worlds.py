@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import asyncio
 
-from webmend.browser.page_errors import BudgetExhausted, JsError, PageCrashed, PageHung, PromisePending
+from webmend.browser.page_errors import BudgetExhausted, JsError, PageCrashed, PageHung, PromisePending, WouldChangePage
 from webmend.browser.page_scripts import PROBES_JS
 
 
@@ -74,7 +74,7 @@ class PageWorlds:
         _raise_js(res)
         return res["result"].get("value")
 
-    async def main_eval_settled(self, expression: str, budget_ms: int, slice_ms: int):
+    async def main_eval_settled(self, expression: str, budget_ms: int, slice_ms: int, observe_only: bool = False):
         """Evaluate test-case JavaScript in the page's own world; a promise it returns is awaited
         while page time moves.
 
@@ -84,17 +84,27 @@ class PageWorlds:
         from V8's own record of it (no page code runs for that), until it settles or `budget_ms`
         of page time have passed: then PromisePending. Each slice is an ordinary guarded clock run,
         so only a page that stops answering is a hang.
+
+        `observe_only`: V8 refuses to run anything with a side effect (`throwOnSideEffect`, the
+        check DevTools' eager evaluation uses: writes to existing objects, timers, the seeded
+        Math.random), so the page is left exactly as it was; such an expression, or a promise
+        still pending, raises WouldChangePage instead.
         """
         group = "webmend-eval"
         held = False  # remote objects in the group (a primitive result makes none)
         try:
-            res = await self.guard(self.cdp.send("Runtime.evaluate", {
-                "expression": expression, "objectGroup": group, "returnByValue": False, "awaitPromise": False,
-            }), "eval")
+            params = {"expression": expression, "objectGroup": group, "returnByValue": False, "awaitPromise": False}
+            if observe_only:
+                params["throwOnSideEffect"] = True
+            res = await self.guard(self.cdp.send("Runtime.evaluate", params), "eval")
             obj = res["result"]
             held = "objectId" in obj or "exceptionDetails" in res
+            if observe_only and _side_effect_refused(res):
+                raise WouldChangePage(expression[:200])
             _raise_js(res)
             if obj.get("subtype") == "promise":
+                if observe_only and await self._promise_state(obj["objectId"]) == "pending":
+                    raise WouldChangePage("a promise that needs page time")
                 waited = 0
                 while await self._promise_state(obj["objectId"]) == "pending":
                     if waited >= budget_ms:
@@ -124,6 +134,12 @@ class PageWorlds:
             if prop.get("name") == "[[PromiseState]]":
                 return (prop.get("value") or {}).get("value") or "pending"
         return "fulfilled"  # not a native promise after all: nothing to wait for
+
+
+def _side_effect_refused(res: dict) -> bool:
+    det = res.get("exceptionDetails") or {}
+    text = (det.get("exception") or {}).get("description") or det.get("text") or ""
+    return "Possible side-effect in debug-evaluate" in text
 
 
 def _raise_js(res: dict) -> None:

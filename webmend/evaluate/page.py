@@ -19,7 +19,8 @@ from webmend.browser.worker import BrowserDied, BrowserWorker, WallTimeout, get_
 from webmend.config import EvalConfig, Limits
 from webmend.evaluate.experience import run_experience
 from webmend.evaluate.static_facts import static_facts
-from webmend.evaluate.testcases import failed_at_load, not_run, run_test_case
+from webmend.evaluate.testcase_share import run_cases
+from webmend.evaluate.testcases import failed_at_load, run_test_case
 
 log = logging.getLogger(__name__)
 
@@ -176,7 +177,7 @@ def _run(worker: BrowserWorker, html: str, cfg: EvalConfig, cases: list, scale: 
                 # Loading is deterministic: every fresh load would hang or crash the same way.
                 why = "page hung during load (infinite loop?)" if probe.get("load_hang") else "renderer crashed during load"
                 return probe, experience, frames, [failed_at_load(case, why) for case in cases]
-            return probe, experience, frames, await _run_tests(session, cases, done)
+            return probe, experience, frames, await run_cases(session, cases, done)
         finally:
             if shared.exhausted_during is None:  # otherwise the whole browser goes (below)
                 await session.close()
@@ -203,18 +204,6 @@ def _run(worker: BrowserWorker, html: str, cfg: EvalConfig, cases: list, scale: 
         "network": net.to_dict(),
         "profile": profile,
     }
-
-
-async def _run_tests(session: PageSession, cases: list, done: dict[int, dict]) -> list[dict]:
-    """Every test case on its own fresh document; once the budget is gone the rest are not run."""
-    tests = []
-    for i, case in enumerate(cases):
-        spent = session.shared.exhausted_during
-        if spent is not None and i not in done:
-            tests.append(not_run(case, f"the page's wall-clock budget ran out during {spent}"))
-        else:
-            tests.append(done.get(i) or await run_test_case(session, case, i + 1))
-    return tests
 
 
 async def _run_first(session: PageSession, cases: list, must_pass: frozenset[str]) -> dict[int, dict]:

@@ -64,11 +64,14 @@ def _point(value) -> tuple[float, float] | None:
 class StepRunner:
     """Runs the steps of one test case against one fresh PageSession."""
 
-    def __init__(self, session: PageSession, errors_at_start: int):
+    def __init__(self, session: PageSession, errors_at_start: int, observe_only: bool = False):
         self.s = session
         self.page = session.page
         self.reference = None
         self.errors_at_start = errors_at_start
+        # On a document shared with other test cases (testcase_share.py): JavaScript that would
+        # change the page raises WouldChangePage instead of running.
+        self.observe_only = observe_only
 
     # ---- locating ------------------------------------------------------------------------
     # A step names its element by a CSS `selector` (test cases) or by a `target`, the way a user
@@ -97,6 +100,10 @@ class StepRunner:
         if handler is None:
             raise StepFailed(f"unknown action {action!r}")
         await handler(step)
+
+    async def run_with_shot(self, step: dict, shot) -> None:
+        """A capture assertion against a thumbnail taken once for a shared document."""
+        await getattr(self, f"do_{step['action']}")(step, shot=shot)
 
     async def _act(self, coro, what: str, label: str | None = None):
         """A guarded browser call; its failure (not a hang or crash) fails the step."""
@@ -199,8 +206,7 @@ class StepRunner:
         await self.settle()
 
     async def do_wait(self, step):
-        ms = min(_num(step.get("ms", step.get("duration", 0)), 0), self.s.cfg.limits.max_wait_ms)
-        await self.s.advance(ms)
+        await self.s.advance(wait_ms(step, self.s.cfg.limits.max_wait_ms))
 
     async def do_wait_for(self, step):
         budget = min(_num(step.get("timeout"), 5000), self.s.cfg.limits.max_wait_ms)
@@ -223,7 +229,8 @@ class StepRunner:
         time advances in settle-sized slices, for at most the step's budget of page time."""
         budget = max(0.0, min(_num(step.get("timeout"), PROMISE_BUDGET_MS), self.s.cfg.limits.max_wait_ms))
         try:
-            return await self.s.main_eval_settled(str(step.get("expression", "")), int(budget), self.s.cfg.limits.settle_ms)
+            return await self.s.main_eval_settled(str(step.get("expression", "")), int(budget), self.s.cfg.limits.settle_ms,
+                                                  observe_only=self.observe_only)
         except JsError as exc:
             raise StepFailed(f"{action} threw: {_short(exc)}") from None
         except PromisePending as exc:
@@ -240,16 +247,17 @@ class StepRunner:
         self.reference = await self.s.thumb()
         await self.settle()
 
-    async def do_assert_screenshot_changed(self, step):
+    # `shot`: a thumbnail already taken at this page time (a shared document takes one for all).
+    async def do_assert_screenshot_changed(self, step, shot=None):
         if self.reference is None:
             raise StepFailed("assert_screenshot_changed: no earlier screenshot in this test case")
         threshold = _num(step.get("threshold"), self.s.cfg.screenshot_change_threshold)
-        diff = screenshot_diff(self.reference, await self.s.thumb())
+        diff = screenshot_diff(self.reference, await self.s.thumb() if shot is None else shot)
         if diff < 1 - threshold:
             raise StepFailed(f"screenshot unchanged (diff {diff:.4f} < {1 - threshold:.4f})")
 
-    async def do_assert_screenshot_not_blank(self, step):
-        if is_blank(await self.s.thumb()):
+    async def do_assert_screenshot_not_blank(self, step, shot=None):
+        if is_blank(await self.s.thumb() if shot is None else shot):
             raise StepFailed("viewport is blank")
 
     async def do_assert_js_value(self, step):
@@ -399,12 +407,17 @@ def _excerpt(text: str, limit: int = 200) -> str:
     return " ".join(text.split())[:limit]
 
 
+def wait_ms(step: dict, max_wait_ms: float) -> float:
+    """The page time a `wait` step lets pass."""
+    return min(_num(step.get("ms", step.get("duration", 0)), 0), max_wait_ms)
+
+
 def _short(exc_or_text, limit: int = 200) -> str:
     text = str(exc_or_text).strip().splitlines()[0] if str(exc_or_text).strip() else type(exc_or_text).__name__
     return text[:limit]
 
 
-def _new_record(case: dict) -> dict:
+def new_record(case: dict) -> dict:
     return {
         "id": str(case.get("id", "")),
         "name": str(case.get("name", "")),
@@ -418,13 +431,13 @@ def _new_record(case: dict) -> dict:
 
 def not_run(case: dict, why: str) -> dict:
     """A test case the page's budget left no time for: failed, at no step, with the reason."""
-    record = _new_record(case)
+    record = new_record(case)
     record.update(error=f"not run: {why}")
     return record
 
 
 def failed_at_load(case: dict, why: str) -> dict:
-    record = _new_record(case)
+    record = new_record(case)
     record.update(failed_action="load", error=why)
     return record
 
@@ -432,7 +445,7 @@ def failed_at_load(case: dict, why: str) -> dict:
 async def run_test_case(session: PageSession, case: dict, doc_index: int) -> dict:
     """Fresh document, then the steps in order; returns the per-test-case record."""
     steps = case.get("steps") or []
-    record = _new_record(case)
+    record = new_record(case)
     index = -1
     # "so far" includes errors thrown while this test case's page loaded
     errors_at_start = session.shared.events.error_total
@@ -446,18 +459,29 @@ async def run_test_case(session: PageSession, case: dict, doc_index: int) -> dic
             await runner.run(step)
         await within_node_cap(session)
         record["passed"] = True
-    except StepFailed as exc:
-        _fail(record, index, steps, str(exc))
-    except PageHung as exc:
-        _fail(record, index, steps, f"page hung during {exc} (infinite loop?)")
-    except BudgetExhausted as exc:
-        _fail(record, index, steps, f"not finished: the page's wall-clock budget ran out during {exc}")
-    except PageCrashed as exc:
-        _fail(record, index, steps, f"renderer crashed during {exc}")
     except Exception as exc:  # a browser-level failure fails this case, not the whole page
-        log.warning("test case %s: %s", record["id"], exc)
-        _fail(record, index, steps, f"browser error: {_short(exc)}")
+        fail(record, index, steps, exc)
     return record
+
+
+def failure_reason(exc: Exception) -> str:
+    """What a test case's record says about the exception that ended it."""
+    if isinstance(exc, StepFailed):
+        return str(exc)
+    if isinstance(exc, PageHung):
+        return f"page hung during {exc} (infinite loop?)"
+    if isinstance(exc, BudgetExhausted):
+        return f"not finished: the page's wall-clock budget ran out during {exc}"
+    if isinstance(exc, PageCrashed):
+        return f"renderer crashed during {exc}"
+    return f"browser error: {_short(exc)}"
+
+
+def fail(record: dict, index: int, steps: list, exc: Exception) -> None:
+    """Mark `record` failed at step `index` of `steps` (-1: while loading) by `exc`."""
+    if not isinstance(exc, (StepFailed, PageHung, BudgetExhausted, PageCrashed)):
+        log.warning("test case %s: %s", record["id"], exc)
+    _fail(record, index, steps, failure_reason(exc))
 
 
 async def within_node_cap(session: PageSession) -> None:

@@ -1,0 +1,84 @@
+"""Observation-only test cases sharing one document: which ones, and the same records as a
+document each, in real Chromium."""
+
+from __future__ import annotations
+
+from conftest import case
+
+from webmend.browser.evidence import PageEvents
+from webmend.browser.network import NetworkLog, RequestPolicy
+from webmend.browser.session import PageSession, PageShared
+from webmend.evaluate.testcase_share import run_cases, share_groups, timeline
+
+TICKER = """<!doctype html><html lang="en"><head><title>Ticker</title></head><body>
+<h1>Ticker</h1><div id="n">0</div><button id="inc">Add</button>
+<script>
+window.state = { n: 0 };
+setInterval(() => {
+  state.n++; document.getElementById('n').textContent = String(state.n);
+  document.body.style.background = state.n % 2 ? '#123' : '#fff';
+}, 100);
+document.getElementById('inc').addEventListener('click', () => { state.n += 1000; });
+</script></body></html>"""
+
+
+def js(expression, expected=True):
+    return {"action": "assert_js_value", "expression": expression, "expected": expected}
+
+
+# The load runs 500 ms of page time (limits.load_ms): state.n is 5 after it, 10 after WAIT.
+WAIT = {"action": "wait", "ms": 500}
+# A screenshot costs 100 ms (limits.settle_ms): the dark background at n = 5, white at n = 10.
+SHORT_WAIT = {"action": "wait", "ms": 400}
+CASES = [
+    case(WAIT, js("state.n === 10"), id="read_js"),
+    case({"action": "wait", "duration": 500}, {"action": "assert_text_contains", "selector": "#n", "text": "^10$"}, id="read_text"),
+    case(WAIT, js("(state.n += 100) > 0"), id="writes"),  # would change the page: its own document
+    case(WAIT, js("Math.random() < 2"), id="draws_random"),  # the seeded generator's state: its own document
+    case(WAIT, js("state.n < 50"), id="after_writes"),  # fails if "writes" ran on the shared document
+    case(WAIT, js("state.n === 11"), {"action": "assert_count", "selector": "h1", "eq": 1}, id="fails"),
+    case({"action": "screenshot"}, SHORT_WAIT, {"action": "assert_screenshot_changed"}, id="shot_a"),
+    case({"action": "screenshot"}, SHORT_WAIT, {"action": "assert_screenshot_changed", "threshold": 0.5}, js("state.n === 11"), id="shot_b"),
+    case({"action": "click", "selector": "#inc"}, js("state.n >= 1000"), id="acts"),
+]
+
+
+def test_only_observing_cases_with_the_same_page_time_steps_are_grouped():
+    assert timeline(CASES[0], 10_000) == timeline(CASES[1], 10_000) == (("wait", 500),)
+    assert timeline(CASES[6], 10_000) == (("screenshot", None), ("wait", 400), ("assert_screenshot_changed", None))
+    assert timeline(CASES[-1], 10_000) is None
+    assert timeline(case({"action": "wait_for", "selector": "#n"}), 10_000) is None
+    assert share_groups(CASES, {}, 10_000) == {0: [0, 1, 2, 3, 4, 5], 6: [6, 7]}
+    assert share_groups(CASES, {0: {}}, 10_000) == {1: [1, 2, 3, 4, 5], 6: [6, 7]}
+    assert share_groups(CASES[:1] + CASES[6:], {}, 10_000) == {1: [1, 2]}
+
+
+def run(worker, cfg, cases):
+    """The test cases of TICKER on one session: (records, fresh documents loaded)."""
+    log = NetworkLog()
+
+    async def job(browser):
+        shared = PageShared(cfg=cfg, policy=RequestPolicy(TICKER, None, log, 3), events=PageEvents(),
+                            step_wall_s=cfg.limits.step_wall_s, profile="raster")
+        session = PageSession(browser, shared)
+        try:
+            await session.open()
+            return await run_cases(session, cases, {})
+        finally:
+            await session.close()
+
+    return worker.run(job, wall_s=240), log.page_loads
+
+
+def test_shared_documents_give_the_records_of_a_document_each(worker, cfg):
+    alone, loads_alone = run(worker, cfg.model_copy(update={"share_observation_documents": False}), CASES)
+    shared, loads_shared = run(worker, cfg, CASES)
+    assert shared == alone
+    assert {t["id"]: t["passed"] for t in shared} == {
+        "read_js": True, "read_text": True, "writes": True, "draws_random": True, "after_writes": True,
+        "fails": False, "shot_a": True, "shot_b": False, "acts": True}
+    assert shared[5]["failed_step"] == 1 and "got false" in shared[5]["error"]
+    assert shared[7]["failed_step"] == 3
+    # 9 documents alone; shared: one for the six read cases (two of which go back to a document
+    # of their own), one for the two screenshot cases, one for "acts".
+    assert (loads_alone, loads_shared) == (9, 5)

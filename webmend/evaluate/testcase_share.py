@@ -1,0 +1,206 @@
+"""Observation-only test cases that share one freshly loaded document.
+
+Every test case starts from a freshly loaded page (docs/testcase-format.md), and fresh documents
+are most of what a page's evaluation costs (docs/benchmarks.md). A third of the bench corpus's
+test cases never act on the page: they let page time pass (`wait`), take thumbnails and assert.
+Two such cases whose page-time steps are the same (the same waits and captures in the same order)
+see exactly the same document at every point: the page runs the same clock steps either way, and
+an assertion changes nothing. So they run together on one document: each page-time step once,
+each case's assertions between them as in its own run. What they see is what each would have seen
+alone, and the records are the ones a document per case gives.
+
+What keeps it exact:
+- only steps that cannot act on the page are shared (`OBSERVING`); a case with any other step
+  keeps its own document;
+- test-case JavaScript runs under V8's side-effect check (`throwOnSideEffect`): an expression that
+  would write to the page's objects, start a timer or draw from the seeded Math.random, or returns
+  a promise that needs page time, is not run; its case goes back to a document of its own
+  (`WouldChangePage`), and nothing on the shared document changed;
+- a case that hangs, crashes or fails in a browser call on its own assertion gets that verdict, and
+  the others still running go back to documents of their own: their own runs never made that call.
+  A hang or crash during a shared page-time step is every running case's verdict, as each
+  alone would have reached the same step of the same document.
+"""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import dataclass, field
+
+from webmend.browser.page_errors import BudgetExhausted, WouldChangePage
+from webmend.browser.session import PageSession
+from webmend.evaluate.testcases import (StepFailed, StepRunner, fail, new_record, not_run, run_test_case, wait_ms,
+                                        within_node_cap)
+
+log = logging.getLogger(__name__)
+
+# Steps that only look. Assertions read the DOM, styles or the evaluator's own counters;
+# assert_js_value runs under the side-effect check.
+READING = frozenset({
+    "assert_js_value", "assert_text_contains", "assert_text_not_contains", "assert_count", "assert_visible",
+    "assert_not_visible", "assert_no_horizontal_scroll", "assert_a11y_basic", "assert_semantic_html",
+    "assert_console_clean", "assert_style", "assert_attribute", "assert_value",
+})
+# Steps that let page time pass or capture the viewport: done once for every case sharing a document.
+TIMELINE = frozenset({"wait", "screenshot", "assert_screenshot_changed", "assert_screenshot_not_blank"})
+OBSERVING = READING | TIMELINE
+
+
+def timeline(case: dict, max_wait_ms: float) -> tuple | None:
+    """The case's page-time steps, in order, when every step only observes; None otherwise."""
+    steps = case.get("steps") or []
+    if not isinstance(steps, list) or not all(isinstance(s, dict) and s.get("action") in OBSERVING for s in steps):
+        return None
+    return tuple((s["action"], wait_ms(s, max_wait_ms) if s["action"] == "wait" else None)
+                 for s in steps if s["action"] in TIMELINE)
+
+
+def share_groups(cases: list, skip, max_wait_ms: float) -> dict[int, list[int]]:
+    """Cases that can share a document: {first case's index: all indices of its group}, for
+    groups of at least two observation-only cases with the same page-time steps."""
+    by_timeline: dict[tuple, list[int]] = {}
+    for i, case in enumerate(cases):
+        key = timeline(case, max_wait_ms) if isinstance(case, dict) and i not in skip else None
+        if key is not None:
+            by_timeline.setdefault(key, []).append(i)
+    return {members[0]: members for members in by_timeline.values() if len(members) > 1}
+
+
+async def run_cases(session: PageSession, cases: list, done: dict[int, dict]) -> list[dict]:
+    """Every test case on its own fresh document, except observation-only cases with the same
+    page-time steps, which share one; `done`: records of cases already run (by index). Once the
+    page's budget is gone the rest are not run."""
+    cfg = session.cfg
+    groups = share_groups(cases, done, cfg.limits.max_wait_ms) if cfg.share_observation_documents else {}
+    decided = dict(done)
+    tests = []
+    for i, case in enumerate(cases):
+        if i in groups and session.shared.exhausted_during is None:
+            shared, _own = await run_shared(session, [(j, cases[j]) for j in groups[i]], i + 1)
+            decided.update(shared)
+        spent = session.shared.exhausted_during
+        if i in decided:
+            tests.append(decided[i])
+        elif spent is not None:
+            tests.append(not_run(case, f"the page's wall-clock budget ran out during {spent}"))
+        else:
+            tests.append(await run_test_case(session, case, i + 1))
+    return tests
+
+
+@dataclass
+class _Member:
+    index: int
+    steps: list
+    runner: StepRunner
+    record: dict
+    pos: int = 0  # the next step to run
+
+    def at_timeline_step(self) -> bool:
+        return self.pos < len(self.steps) and self.steps[self.pos]["action"] in TIMELINE
+
+
+@dataclass
+class _Group:
+    session: PageSession
+    alive: list[_Member]
+    own_document: list[int] = field(default_factory=list)  # indices that go back to a document of their own
+
+    def drop(self, member: _Member) -> None:
+        self.alive.remove(member)
+
+    def give_back_all(self) -> None:
+        self.own_document += [m.index for m in self.alive]
+        self.alive = []
+
+    def fail_all(self, exc: Exception) -> None:
+        for m in self.alive:
+            fail(m.record, m.pos, m.steps, exc)
+        self.alive = []
+
+
+async def run_shared(session: PageSession, members: list[tuple[int, dict]], doc_index: int) -> tuple[dict[int, dict], list[int]]:
+    """Run observation-only cases with one timeline on one fresh document.
+
+    Returns the records of the cases decided here and the indices of those that need a document
+    of their own after all (run them with run_test_case)."""
+    errors_at_start = session.shared.events.error_total
+    records = {index: new_record(case) for index, case in members}
+    try:
+        await session.load(doc_index)
+        await within_node_cap(session)
+    except Exception as exc:  # as run_test_case records a failed load
+        for index, case in members:
+            fail(records[index], -1, case["steps"], exc)
+        return records, []
+    group = _Group(session, [_Member(index, case["steps"], StepRunner(session, errors_at_start, observe_only=True), records[index])
+                             for index, case in members])
+    try:
+        await _walk(group)
+        if group.alive:
+            for m in group.alive:
+                m.pos = len(m.steps) - 1  # the node cap after the last step fails at that step
+            await within_node_cap(session)
+            for m in group.alive:
+                m.record["passed"] = True
+    except Exception as exc:  # a shared step (or the node cap): every case still running ends so
+        group.fail_all(exc)
+    log.debug("%d test cases shared document %s; %d need their own", len(members), doc_index, len(group.own_document))
+    return {i: r for i, r in records.items() if i not in group.own_document}, group.own_document
+
+
+async def _walk(group: _Group) -> None:
+    """Each member's assertions up to its next page-time step, then that step once for all."""
+    while group.alive:
+        for m in list(group.alive):
+            await _read_until_timeline(group, m)
+        if not group.alive or not group.alive[0].at_timeline_step():
+            return  # every member is at its end (same timeline: all or none have a step left)
+        await _timeline_step(group)
+
+
+async def _read_until_timeline(group: _Group, m: _Member) -> None:
+    while m.pos < len(m.steps) and not m.at_timeline_step():
+        try:
+            await m.runner.run(m.steps[m.pos])
+        except WouldChangePage as exc:
+            log.debug("test case %s needs its own document: %s", m.record["id"], exc)
+            group.drop(m)
+            group.own_document.append(m.index)
+            return
+        except StepFailed as exc:
+            fail(m.record, m.pos, m.steps, exc)
+            group.drop(m)
+            return
+        except BudgetExhausted:
+            raise  # no member can go on: the caller fails them all
+        except Exception as exc:  # this member's own call hung, crashed or failed
+            fail(m.record, m.pos, m.steps, exc)
+            group.drop(m)
+            group.give_back_all()
+            return
+        m.pos += 1
+
+
+async def _timeline_step(group: _Group) -> None:
+    session, first = group.session, group.alive[0]
+    step = first.steps[first.pos]
+    action = step["action"]
+    if action == "wait":
+        await first.runner.run(step)
+    else:
+        shot = await session.thumb()
+        for m in list(group.alive):
+            if action == "screenshot":
+                m.runner.reference = shot
+                continue
+            try:
+                await m.runner.run_with_shot(m.steps[m.pos], shot)
+            except StepFailed as exc:
+                fail(m.record, m.pos, m.steps, exc)
+                group.drop(m)
+        if action == "screenshot":
+            await first.runner.settle()  # a capture costs the settle interval of page time (do_screenshot)
+    for m in group.alive:
+        m.pos += 1
+
