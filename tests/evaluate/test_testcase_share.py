@@ -53,12 +53,12 @@ def test_only_observing_cases_with_the_same_page_time_steps_are_grouped():
     assert share_groups(CASES[:1] + CASES[6:], {}, 10_000) == {1: [1, 2]}
 
 
-def run(worker, cfg, cases):
-    """The test cases of TICKER on one session: (records, fresh documents loaded)."""
+def run(worker, cfg, cases, html=TICKER):
+    """The test cases of `html` on one session: (records, fresh documents loaded)."""
     log = NetworkLog()
 
     async def job(browser):
-        shared = PageShared(cfg=cfg, policy=RequestPolicy(TICKER, None, log, 3), events=PageEvents(),
+        shared = PageShared(cfg=cfg, policy=RequestPolicy(html, None, log, 3), events=PageEvents(),
                             step_wall_s=cfg.limits.step_wall_s, profile="raster")
         session = PageSession(browser, shared)
         try:
@@ -82,3 +82,25 @@ def test_shared_documents_give_the_records_of_a_document_each(worker, cfg):
     # 9 documents alone; shared: one for the six read cases (two of which go back to a document
     # of their own), one for the two screenshot cases, one for "acts".
     assert (loads_alone, loads_shared) == (9, 5)
+
+
+# Hangs at page time 800 ms: during the shared wait of the first two cases. The third case's own
+# read hangs (a loop without side effects passes V8's check), so the fourth, sharing its
+# document, goes back to one of its own.
+HANGS = [
+    case({"action": "wait", "ms": 500}, js("state.n > 0"), id="hang_a"),
+    case({"action": "wait", "ms": 500}, {"action": "assert_count", "selector": "h1", "eq": 1}, id="hang_b"),
+    case(js("(() => { for (;;) {} })()"), id="own_loop"),
+    case({"action": "assert_count", "selector": "h1", "eq": 1}, js("state.n === 5"), id="after_loop"),
+]
+
+
+def test_hangs_give_the_records_of_a_document_each(worker, cfg):
+    page = TICKER.replace("</script>", "setTimeout(() => { for (;;) {} }, 800);</script>")
+    quick = cfg.model_copy(update={"limits": cfg.limits.model_copy(update={"step_wall_s": 2.0})})
+    alone, loads_alone = run(worker, quick.model_copy(update={"share_observation_documents": False}), HANGS, page)
+    shared, loads_shared = run(worker, quick, HANGS, page)
+    assert shared == alone
+    assert [t["passed"] for t in shared] == [False, False, False, True]
+    assert all("page hung" in t["error"] for t in shared[:3])
+    assert (loads_alone, loads_shared) == (4, 3)  # the hanging pair shares one

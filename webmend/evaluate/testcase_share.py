@@ -131,10 +131,10 @@ async def run_shared(session: PageSession, members: list[tuple[int, dict]], doc_
         await within_node_cap(session)
     except Exception as exc:  # as run_test_case records a failed load
         for index, case in members:
-            fail(records[index], -1, case["steps"], exc)
+            fail(records[index], -1, case.get("steps") or [], exc)
         return records, []
-    group = _Group(session, [_Member(index, case["steps"], StepRunner(session, errors_at_start, observe_only=True), records[index])
-                             for index, case in members])
+    group = _Group(session, [_Member(index, case.get("steps") or [], StepRunner(session, errors_at_start, observe_only=True),
+                                     records[index]) for index, case in members])
     try:
         await _walk(group)
         if group.alive:
