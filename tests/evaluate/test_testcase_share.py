@@ -40,17 +40,23 @@ CASES = [
     case({"action": "screenshot"}, SHORT_WAIT, {"action": "assert_screenshot_changed"}, id="shot_a"),
     case({"action": "screenshot"}, SHORT_WAIT, {"action": "assert_screenshot_changed", "threshold": 0.5}, js("state.n === 11"), id="shot_b"),
     case({"action": "click", "selector": "#inc"}, js("state.n >= 1000"), id="acts"),
+    # The six cases above with one wait run to the end of this one's first wait, and stop there.
+    case(WAIT, js("state.n === 10"), WAIT, js("state.n === 15"), id="longer"),
+    # No page time at all: it shares the first document of the longest timeline, and ends at once.
+    case(js("state.n === 5"), {"action": "assert_a11y_basic"}, id="at_load"),
 ]
 
 
 def test_only_observing_cases_with_the_same_page_time_steps_are_grouped():
     assert timeline(CASES[0], 10_000) == timeline(CASES[1], 10_000) == (("wait", 500),)
     assert timeline(CASES[6], 10_000) == (("screenshot", None), ("wait", 400), ("assert_screenshot_changed", None))
-    assert timeline(CASES[-1], 10_000) is None
+    assert timeline(CASES[8], 10_000) is None
     assert timeline(case({"action": "wait_for", "selector": "#n"}), 10_000) is None
-    assert share_groups(CASES, {}, 10_000) == {0: [0, 1, 2, 3, 4, 5], 6: [6, 7]}
-    assert share_groups(CASES, {0: {}}, 10_000) == {1: [1, 2, 3, 4, 5], 6: [6, 7]}
-    assert share_groups(CASES[:1] + CASES[6:], {}, 10_000) == {1: [1, 2]}
+    # Each timeline a prefix of its group's longest one (the screenshot cases' or "longer"'s).
+    assert share_groups(CASES, {}, 10_000) == {0: [0, 1, 2, 3, 4, 5, 9], 6: [6, 7, 10]}
+    assert share_groups(CASES, {0: {}, 10: {}}, 10_000) == {1: [1, 2, 3, 4, 5, 9], 6: [6, 7]}
+    assert share_groups(CASES[:1] + CASES[6:8], {}, 10_000) == {1: [1, 2]}
+    assert share_groups([CASES[0], CASES[6]], {}, 10_000) == {}  # neither is a prefix of the other
 
 
 def run(worker, cfg, cases, html=TICKER):
@@ -76,22 +82,22 @@ def test_shared_documents_give_the_records_of_a_document_each(worker, cfg):
     assert shared == alone
     assert {t["id"]: t["passed"] for t in shared} == {
         "read_js": True, "read_text": True, "writes": True, "draws_random": True, "after_writes": True,
-        "fails": False, "shot_a": True, "shot_b": False, "acts": True}
+        "fails": False, "shot_a": True, "shot_b": False, "acts": True, "longer": True, "at_load": True}
     assert shared[5]["failed_step"] == 1 and "got false" in shared[5]["error"]
     assert shared[7]["failed_step"] == 3
-    # 9 documents alone; shared: one for the six read cases (two of which go back to a document
-    # of their own), one for the two screenshot cases, one for "acts".
-    assert (loads_alone, loads_shared) == (9, 5)
+    # 11 documents alone; shared: one for the seven wait cases (two of which go back to a document
+    # of their own), one for the screenshot cases and "at_load", one for "acts".
+    assert (loads_alone, loads_shared) == (11, 5)
 
 
 # Hangs at page time 800 ms: during the shared wait of the first two cases. The third case's own
-# read hangs (a loop without side effects passes V8's check), so the fourth, sharing its
+# read (after its own, different wait) hangs (a loop without side effects passes V8's check), so the fourth, sharing its
 # document, goes back to one of its own.
 HANGS = [
     case({"action": "wait", "ms": 500}, js("state.n > 0"), id="hang_a"),
     case({"action": "wait", "ms": 500}, {"action": "assert_count", "selector": "h1", "eq": 1}, id="hang_b"),
-    case(js("(() => { for (;;) {} })()"), id="own_loop"),
-    case({"action": "assert_count", "selector": "h1", "eq": 1}, js("state.n === 5"), id="after_loop"),
+    case({"action": "wait", "ms": 100}, js("(() => { for (;;) {} })()"), id="own_loop"),
+    case({"action": "wait", "ms": 100}, {"action": "assert_count", "selector": "h1", "eq": 1}, js("state.n === 6"), id="after_loop"),
 ]
 
 

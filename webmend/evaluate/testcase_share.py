@@ -5,8 +5,9 @@ are most of what a page's evaluation costs (docs/benchmarks.md). A third of the 
 test cases never act on the page: they let page time pass (`wait`), take thumbnails and assert.
 Two such cases whose page-time steps are the same (the same waits and captures in the same order)
 see exactly the same document at every point: the page runs the same clock steps either way, and
-an assertion changes nothing. So they run together on one document: each page-time step once,
-each case's assertions between them as in its own run. What they see is what each would have seen
+an assertion changes nothing; so does a case whose page-time steps are the first ones of another's,
+until its own steps end. So they run together on one document: each page-time step once, each
+case's assertions between them as in its own run. What they see is what each would have seen
 alone, and the records are the ones a document per case gives.
 
 What keeps it exact:
@@ -56,14 +57,20 @@ def timeline(case: dict, max_wait_ms: float) -> tuple | None:
 
 
 def share_groups(cases: list, skip, max_wait_ms: float) -> dict[int, list[int]]:
-    """Cases that can share a document: {first case's index: all indices of its group}, for
-    groups of at least two observation-only cases with the same page-time steps."""
-    by_timeline: dict[tuple, list[int]] = {}
-    for i, case in enumerate(cases):
-        key = timeline(case, max_wait_ms) if isinstance(case, dict) and i not in skip else None
-        if key is not None:
-            by_timeline.setdefault(key, []).append(i)
-    return {members[0]: members for members in by_timeline.values() if len(members) > 1}
+    """Cases that can share a document: {first case's index: all indices of its group, in order},
+    for groups of at least two observation-only cases whose page-time steps are each a prefix of
+    the longest one's: the document then runs exactly that one's steps, and a shorter case ends
+    where its own steps end. Longest timelines are placed first, ties in case order."""
+    timelines = [(i, timeline(case, max_wait_ms)) for i, case in enumerate(cases)
+                 if isinstance(case, dict) and i not in skip]
+    chains: list[tuple[tuple, list[int]]] = []  # (the longest timeline, members)
+    for i, steps in sorted(((i, t) for i, t in timelines if t is not None), key=lambda it: (-len(it[1]), it[0])):
+        chain = next((c for c in chains if c[0][:len(steps)] == steps), None)
+        if chain is None:
+            chains.append((steps, [i]))
+        else:
+            chain[1].append(i)
+    return {min(members): sorted(members) for _, members in chains if len(members) > 1}
 
 
 async def run_cases(session: PageSession, cases: list, done: dict[int, dict]) -> list[dict]:
@@ -137,26 +144,40 @@ async def run_shared(session: PageSession, members: list[tuple[int, dict]], doc_
                                      records[index]) for index, case in members])
     try:
         await _walk(group)
-        if group.alive:
-            for m in group.alive:
-                m.pos = len(m.steps) - 1  # the node cap after the last step fails at that step
-            await within_node_cap(session)
-            for m in group.alive:
-                m.record["passed"] = True
-    except Exception as exc:  # a shared step (or the node cap): every case still running ends so
+    except Exception as exc:  # a shared step, or the budget: every case still running ends so
         group.fail_all(exc)
     log.debug("%d test cases shared document %s; %d need their own", len(members), doc_index, len(group.own_document))
     return {i: r for i, r in records.items() if i not in group.own_document}, group.own_document
 
 
 async def _walk(group: _Group) -> None:
-    """Each member's assertions up to its next page-time step, then that step once for all."""
+    """Each member's assertions up to its next page-time step (a member whose steps are done ends
+    there), then that step once for all still running."""
     while group.alive:
         for m in list(group.alive):
             await _read_until_timeline(group, m)
-        if not group.alive or not group.alive[0].at_timeline_step():
-            return  # every member is at its end (same timeline: all or none have a step left)
-        await _timeline_step(group)
+            if m in group.alive and m.pos == len(m.steps):
+                await _finish(group, m)
+        if group.alive:
+            await _timeline_step(group)  # still running: every one is at the same page-time step
+
+
+async def _finish(group: _Group, m: _Member) -> None:
+    """The end of a member's own steps, at the page time its own run would end: the node cap."""
+    m.pos = len(m.steps) - 1  # a node cap failure after the last step fails at that step
+    try:
+        await within_node_cap(group.session)
+        m.record["passed"] = True
+    except StepFailed as exc:
+        fail(m.record, m.pos, m.steps, exc)
+    except BudgetExhausted:
+        raise
+    except Exception as exc:  # its own call: as for a read
+        fail(m.record, m.pos, m.steps, exc)
+        group.drop(m)
+        group.give_back_all()
+        return
+    group.drop(m)
 
 
 async def _read_until_timeline(group: _Group, m: _Member) -> None:
