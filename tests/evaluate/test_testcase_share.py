@@ -91,8 +91,8 @@ def test_shared_documents_give_the_records_of_a_document_each(worker, cfg):
 
 
 # Hangs at page time 800 ms: during the shared wait of the first two cases. The third case's own
-# read (after its own, different wait) hangs (a loop without side effects passes V8's check), so the fourth, sharing its
-# document, goes back to one of its own.
+# read (after a different wait) hangs: a loop without side effects passes V8's check. So the
+# fourth, sharing its document, goes back to one of its own.
 HANGS = [
     case({"action": "wait", "ms": 500}, js("state.n > 0"), id="hang_a"),
     case({"action": "wait", "ms": 500}, {"action": "assert_count", "selector": "h1", "eq": 1}, id="hang_b"),

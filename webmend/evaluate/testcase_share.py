@@ -74,17 +74,16 @@ def share_groups(cases: list, skip, max_wait_ms: float) -> dict[int, list[int]]:
 
 
 async def run_cases(session: PageSession, cases: list, done: dict[int, dict]) -> list[dict]:
-    """Every test case on its own fresh document, except observation-only cases with the same
-    page-time steps, which share one; `done`: records of cases already run (by index). Once the
-    page's budget is gone the rest are not run."""
+    """Every test case on its own fresh document, except groups of observation-only cases
+    (share_groups), which share one; `done`: records of cases already run (by index). A case its
+    group gave back runs at its own turn. Once the page's budget is gone the rest are not run."""
     cfg = session.cfg
     groups = share_groups(cases, done, cfg.limits.max_wait_ms) if cfg.share_observation_documents else {}
     decided = dict(done)
     tests = []
     for i, case in enumerate(cases):
         if i in groups and session.shared.exhausted_during is None:
-            shared, _own = await run_shared(session, [(j, cases[j]) for j in groups[i]], i + 1)
-            decided.update(shared)
+            decided.update(await run_shared(session, [(j, cases[j]) for j in groups[i]], i + 1))
         spent = session.shared.exhausted_during
         if i in decided:
             tests.append(decided[i])
@@ -126,11 +125,11 @@ class _Group:
         self.alive = []
 
 
-async def run_shared(session: PageSession, members: list[tuple[int, dict]], doc_index: int) -> tuple[dict[int, dict], list[int]]:
-    """Run observation-only cases with one timeline on one fresh document.
+async def run_shared(session: PageSession, members: list[tuple[int, dict]], doc_index: int) -> dict[int, dict]:
+    """Run one group of observation-only cases (share_groups) on one fresh document.
 
-    Returns the records of the cases decided here and the indices of those that need a document
-    of their own after all (run them with run_test_case)."""
+    Returns the records of the cases decided here, by index; the others need a document of their
+    own after all (run them with run_test_case)."""
     errors_at_start = session.shared.events.error_total
     records = {index: new_record(case) for index, case in members}
     try:
@@ -139,7 +138,7 @@ async def run_shared(session: PageSession, members: list[tuple[int, dict]], doc_
     except Exception as exc:  # as run_test_case records a failed load
         for index, case in members:
             fail(records[index], -1, case.get("steps") or [], exc)
-        return records, []
+        return records
     group = _Group(session, [_Member(index, case.get("steps") or [], StepRunner(session, errors_at_start, observe_only=True),
                                      records[index]) for index, case in members])
     try:
@@ -147,7 +146,7 @@ async def run_shared(session: PageSession, members: list[tuple[int, dict]], doc_
     except Exception as exc:  # a shared step, or the budget: every case still running ends so
         group.fail_all(exc)
     log.debug("%d test cases shared document %s; %d need their own", len(members), doc_index, len(group.own_document))
-    return {i: r for i, r in records.items() if i not in group.own_document}, group.own_document
+    return {i: r for i, r in records.items() if i not in group.own_document}
 
 
 async def _walk(group: _Group) -> None:
@@ -165,42 +164,38 @@ async def _walk(group: _Group) -> None:
 async def _finish(group: _Group, m: _Member) -> None:
     """The end of a member's own steps, at the page time its own run would end: the node cap."""
     m.pos = len(m.steps) - 1  # a node cap failure after the last step fails at that step
-    try:
-        await within_node_cap(group.session)
+    if await _own_call(group, m, within_node_cap(group.session)):
         m.record["passed"] = True
-    except StepFailed as exc:
-        fail(m.record, m.pos, m.steps, exc)
-    except BudgetExhausted:
-        raise
-    except Exception as exc:  # its own call: as for a read
-        fail(m.record, m.pos, m.steps, exc)
         group.drop(m)
-        group.give_back_all()
-        return
-    group.drop(m)
 
 
 async def _read_until_timeline(group: _Group, m: _Member) -> None:
     while m.pos < len(m.steps) and not m.at_timeline_step():
-        try:
-            await m.runner.run(m.steps[m.pos])
-        except WouldChangePage as exc:
-            log.debug("test case %s needs its own document: %s", m.record["id"], exc)
-            group.drop(m)
-            group.own_document.append(m.index)
-            return
-        except StepFailed as exc:
-            fail(m.record, m.pos, m.steps, exc)
-            group.drop(m)
-            return
-        except BudgetExhausted:
-            raise  # no member can go on: the caller fails them all
-        except Exception as exc:  # this member's own call hung, crashed or failed
-            fail(m.record, m.pos, m.steps, exc)
-            group.drop(m)
-            group.give_back_all()
+        if not await _own_call(group, m, m.runner.run(m.steps[m.pos])):
             return
         m.pos += 1
+
+
+async def _own_call(group: _Group, m: _Member, call) -> bool:
+    """Await one of member `m`'s own calls; False when that ended `m` here (failed, or sent back to a
+    document of its own)."""
+    try:
+        await call
+        return True
+    except WouldChangePage as exc:
+        log.debug("test case %s needs its own document: %s", m.record["id"], exc)
+        group.drop(m)
+        group.own_document.append(m.index)
+    except StepFailed as exc:
+        fail(m.record, m.pos, m.steps, exc)
+        group.drop(m)
+    except BudgetExhausted:
+        raise  # no member can go on: the caller fails them all
+    except Exception as exc:  # this member's own call hung, crashed or failed; alone, the others never made it
+        fail(m.record, m.pos, m.steps, exc)
+        group.drop(m)
+        group.give_back_all()
+    return False
 
 
 async def _timeline_step(group: _Group) -> None:
