@@ -5,8 +5,9 @@ For each page, its test cases alone (no experience protocol) run twice on a warm
 page at a time: first with a document per case, then with sharing on. Prints per page the fresh
 documents loaded (and how many sharing planned: more were loaded when a case's JavaScript would
 have changed the page and went back to a document of its own), the CPU seconds of the whole
-process tree (Chromium, the Playwright driver, this process) and wall seconds each way, and whether the records are identical; then the totals
-and their ratios, and every page whose records differ.
+process tree (Chromium, the Playwright driver, this process) and wall seconds each way, and
+whether the records are identical; then the totals and their ratios, and every page whose records
+differ.
 
     .venv/bin/python bench/testcase_share.py [--family F] [PAGE_ID ...]
 """
