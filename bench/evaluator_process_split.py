@@ -27,7 +27,7 @@ sys.path.insert(0, str(ROOT / "bench"))
 
 from evaluator_throughput import QUICK_PAGES  # noqa: E402
 
-from webmend.config import EvalConfig  # noqa: E402
+from webmend.config import EvalConfig, load_config  # noqa: E402
 from webmend.evaluate.inputs import RawInput, load_items  # noqa: E402
 
 BENCH = ROOT / "data" / "bench"
@@ -100,10 +100,11 @@ def main() -> None:
 
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("pages", nargs="*", help="bench page ids (default: the typical page of each non-3D family)")
+    ap.add_argument("--config", help="TOML or JSON config file, as `webmend evaluate --config` (default: fast mode)")
     args = ap.parse_args()
     pages = args.pages or [p for fam, p in QUICK_PAGES.items() if fam != "three_d_webgl"]
     items = load_items(BENCH / "items.jsonl")
-    cfg = EvalConfig(mode="fast")
+    cfg = load_config(args.config) if args.config else EvalConfig(mode="fast")
     worker = get_worker(cfg)
     evaluate_input(raw_input(WARM_UP, items), items[WARM_UP], cfg, worker)
     totals: dict[str, float] = {}
@@ -115,7 +116,9 @@ def main() -> None:
         for k, v in parts.items():
             totals[k] = totals.get(k, 0.0) + v
         print(json.dumps({"page": page_id, "status": rec["status"], "wall_s": round(time.perf_counter() - started, 1),
-                          "cpu_s": round(sum(parts.values()), 2), "by_process": parts}))
+                          "cpu_s": round(sum(parts.values()), 2), "by_process": parts,
+                          "score": rec["score"]["total"],
+                          "tests_passed": sum(1 for t in rec["tests"] if t.get("passed"))}))
     whole = sum(totals.values()) or 1.0
     print(json.dumps({"share": {k: round(v / whole, 3) for k, v in sorted(totals.items(), key=lambda kv: -kv[1])},
                       "cpu_s_total": round(whole, 2), "pages": len(pages)}))

@@ -8,11 +8,11 @@ without UDP, and, where the OS allows it, a network namespace with no interfaces
 from __future__ import annotations
 
 import functools
+import hashlib
 import logging
 import os
 import shutil
 import signal
-import stat
 import subprocess
 import sys
 import tempfile
@@ -134,11 +134,36 @@ def _wrapper(binary: str, netns: bool, drop_to: int | None) -> str:
         lines.append(f'[ -n "$d" ] && chown -R {drop_to}:{drop_to} "$d" && export HOME="$d"')
         cmd += f"setpriv --reuid={drop_to} --regid={drop_to} --clear-groups -- "
     lines.append(cmd + f'"{binary}" "$@"')
-    script = Path(tempfile.mkdtemp(prefix="webmend-chromium-")) / "chromium"
-    script.write_text("\n".join(lines) + "\n")
-    script.chmod(script.stat().st_mode | stat.S_IXUSR | stat.S_IXGRP | stat.S_IXOTH | stat.S_IRGRP | stat.S_IROTH)
+    return str(_write_launcher("\n".join(lines) + "\n"))
+
+
+def _launcher_home() -> Path:
+    """Where launchers are kept: the user's cache folder (not /tmp, where another user could
+    plant a folder of the same name before us)."""
+    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    return Path(base) / "webmend" / "launchers"
+
+
+def _write_launcher(text: str) -> Path:
+    """The launcher script, named by its content, so every process and every run reuses one file
+    instead of leaving a new temporary folder behind each time. Written to a fresh name and
+    renamed, so a concurrent reader never sees half a script."""
+    digest = hashlib.sha256(text.encode()).hexdigest()[:16]
+    script = _launcher_home() / digest / "chromium"
+    try:
+        if not (script.is_file() and script.read_text() == text):
+            script.parent.mkdir(parents=True, exist_ok=True)
+            with tempfile.NamedTemporaryFile("w", dir=script.parent, delete=False) as f:
+                f.write(text)
+            os.chmod(f.name, 0o755)
+            os.replace(f.name, script)
+    except OSError as exc:  # a read-only home: fall back to a folder of this process's own
+        log.warning("launcher cache unavailable (%s); using a temporary folder", exc)
+        script = Path(tempfile.mkdtemp(prefix="webmend-chromium-")) / "chromium"
+        script.write_text(text)
+        script.chmod(0o755)
     script.parent.chmod(0o755)
-    return str(script)
+    return script
 
 
 def resolve_launch(sandbox) -> Launch:
