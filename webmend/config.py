@@ -107,6 +107,9 @@ class Experience(_Frozen):
     play_budget_ms: int = 30_000  # page time played in layer 3 at most (it stops at game over) ...
     play_idle_stop_ms: int = 6_000  # ... or after this long when play changed no game state, DOM or position
     multi_step_budget_ms: int = 6_000  # a multi-step UI (not a game) is clicked through this long
+    # A game-like page that keeps no score, lives, level or game-over state (an animated scene, a
+    # timer, a simulation) has nothing to advance: it is played this long, unless such state shows up.
+    scene_budget_ms: int = 6_000
     play_step_ms: int = 200  # one action per step
     start_wait_ms: int = 600  # page time after each start attempt
     max_keyframes: int = 12

@@ -76,3 +76,36 @@ def test_rollout_starts_plays_and_sees_game_over(worker, cfg, tmp_path, name):
     assert play["game_over_at_ms"] - play["started_at_ms"] <= expected["game_over_within_ms"] + 1_000
     assert summary["layer3_outcome"] == "played"
     assert any(k["annotation"] == "game over" for k in rec["keyframes"])
+
+
+SCENE = """<!doctype html><html lang=en><body><h1>Spinner</h1><canvas id=c width=320 height=200></canvas>
+<script>
+const ctx = document.getElementById('c').getContext('2d');
+let angle = 0, spin = 0.02;
+addEventListener('keydown', e => { if (e.key.startsWith('Arrow')) spin += 0.01; });
+function draw() {
+  angle += spin;
+  ctx.fillStyle = '#113'; ctx.fillRect(0, 0, 320, 200);
+  ctx.save(); ctx.translate(160, 100); ctx.rotate(angle); ctx.fillStyle = '#fc3'; ctx.fillRect(-40, -40, 80, 80); ctx.restore();
+  requestAnimationFrame(draw);
+}
+requestAnimationFrame(draw);
+%s
+</script></body></html>"""
+# The same scene that starts counting a score 2 s into the page: a game after all.
+LATE_SCORE = """setTimeout(() => {
+  const p = document.createElement('p'); p.textContent = 'Score: 0'; document.body.append(p);
+  let score = 0; addEventListener('keydown', () => { p.textContent = 'Score: ' + (++score); });
+}, 2000);"""
+
+
+@pytest.mark.parametrize("extra, budget_ms", [("", 6_000), (LATE_SCORE, 30_000)], ids=["scene", "score-appears"])
+def test_a_page_without_progress_state_is_played_as_a_scene(worker, cfg, tmp_path, extra, budget_ms):
+    raw = RawInput(index=0, id="scene", source="scene", raw=(SCENE % extra).encode())
+    rec = evaluate_input(raw, None, cfg, worker, tmp_path)
+    play = rec["evidence"]["probe"]["play"]
+    assert rec["status"] == "ok", rec["reason"]
+    assert "keyboard-driven play" in rec["evidence"]["experience"]["layers_why"]["3"]
+    assert play["budget_ms"] == budget_ms, play
+    assert play["steps"] == budget_ms // cfg.experience.play_step_ms, play  # nothing ends it sooner
+    assert play["outcome"] == "played", play

@@ -109,8 +109,9 @@ async def play(s: PageSession, tr: Trace, ev: dict, seed: int, game: bool = True
         await tr.keyframe(s, 3, "no start action made anything happen", len(tr.events) - 1)
         return out
     await tr.keyframe(s, 3, f"started by {out['start_action']}", len(tr.events) - 1)
-    budget = s.cfg.experience.play_budget_ms if game else s.cfg.experience.multi_step_budget_ms
-    await _rollout(s, tr, ro, ev, first, out, random.Random(seed), budget)
+    x = s.cfg.experience
+    budget = x.play_budget_ms if game else x.multi_step_budget_ms
+    await _rollout(s, tr, ro, ev, first, out, random.Random(seed), budget, x.scene_budget_ms if game else None)
     _outcome(out, s, errors0)
     return out
 
@@ -207,16 +208,31 @@ def _point(rng: random.Random, target: dict) -> dict:
             "y": target["y"] + (rng.random() - 0.5) * target["height"] * 0.8}
 
 
+def keeps_progress(obs: Observation) -> bool:
+    """Does the page keep state a player advances: a score, lives, a level or a game-over flag
+    among its globals, or a score on screen?"""
+    found = state.roles(obs.flat)
+    return any(found[r] for r in ("score", "lives", "level", "over")) or obs.shown_score() is not None
+
+
 async def _rollout(s: PageSession, tr: Trace, ro: Rollout, ev: dict, first: Observation, out: dict,
-                   rng: random.Random, budget_ms: int) -> Observation:
+                   rng: random.Random, budget_ms: int, scene_ms: int | None = None) -> Observation:
+    """Play for budget_ms; a page without progress state (keeps_progress) only for scene_ms,
+    until such state shows up: its states recur, and the issue that led here was an animated
+    scene played for the whole game budget."""
     x = s.cfg.experience
     prev = first
     steps = budget_ms // x.play_step_ms
+    limit = steps
+    if scene_ms is not None and scene_ms < budget_ms and not keeps_progress(first):
+        limit = scene_ms // x.play_step_ms
+    out["budget_ms"] = limit * x.play_step_ms
     acts = await _actions(s, ev)
     out["actions"] = sorted({a for a, _ in acts})
     taken: list[str] = []
     state_changed = False
-    for n in range(steps):
+    taken_steps = 0
+    while taken_steps < limit:
         action, target = acts[rng.randrange(len(acts))]
         try:
             if action == "wait":
@@ -228,10 +244,14 @@ async def _rollout(s: PageSession, tr: Trace, ro: Rollout, ev: dict, first: Obse
             out["hung"] = True
             break
         taken.append(action)
-        out["steps"] = n + 1
-        if (n + 1) % LOOK_EVERY and n + 1 != steps:
+        taken_steps += 1
+        out["steps"] = taken_steps
+        if taken_steps % LOOK_EVERY and taken_steps != limit:
             continue
         obs = await ro.observe(s)
+        if limit < steps and keeps_progress(obs):
+            limit = steps  # a score or lives appeared: a game after all
+            out["budget_ms"] = budget_ms
         changes = _changes(prev, obs)
         out.setdefault("changed", set()).update(changes)
         tr.add(s, 3, "play", target=", ".join(sorted(set(taken))), change=bool(changes), changes=changes or None)
