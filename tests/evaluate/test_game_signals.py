@@ -18,6 +18,12 @@ def test_turn_counters_are_score_like_but_retry_and_search_counts_are_not():
     assert got["over"] == ["over"]
 
 
+def test_constants_are_not_game_state():
+    # p5.js in global mode puts its drawing constants on window: POINTS is a shape kind, not a score.
+    got = roles({"POINTS": 2, "MAX_LIVES": 3, "GAME_OVER": False, "CONFIG.LEVEL": 4, "points": 7})
+    assert got == {"score": ["points"], "lives": [], "level": [], "over": [], "position": []}
+
+
 def test_game_state_names_ask_for_layer_3_and_app_counters_do_not():
     card_game = {"state_roles": roles({"moves": 0, "pairs": 0})}
     app = {"state_roles": roles({"attempts": 0, "matches": 4})}

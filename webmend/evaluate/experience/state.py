@@ -46,6 +46,7 @@ SCORE = re.compile(r"score|points?$|(?:^|_)pts$|hits$|coins?$|kills$|moves$|turn
 LIVES = re.compile(r"lives|life$|hp$|health", re.I)
 LEVEL = re.compile(r"level|stage$|wave$", re.I)
 OVER = re.compile(r"game_?over|isover|^over$|dead$|ended$|lost$|gameended", re.I)
+CONSTANT = re.compile(r"[A-Z][A-Z0-9_]+")  # SCREAMING_CASE names, two characters or more
 POSITION = re.compile(r"(^|\.)(x|y|pos|position|left|top|col|row|px|py|cx|cy)$", re.I)
 OVER_TEXT = re.compile(r"game\s*over|you\s+(lose|lost|died|crashed)|try\s+again|play\s+again|final\s+score|time'?s\s+up", re.I)
 START_PROMPT = re.compile(r"(press|hit|tap|click|touch)\b.{0,24}\b(start|play|begin|continue)|press any key|to start|start game|play now", re.I)
@@ -79,6 +80,8 @@ def roles(flat: dict) -> dict[str, list[str]]:
     out: dict[str, list[str]] = {"score": [], "lives": [], "level": [], "over": [], "position": []}
     for key, value in flat.items():
         leaf = key.rsplit(".", 1)[-1]
+        if CONSTANT.fullmatch(leaf):
+            continue  # a constant by convention (p5.js puts POINTS, LINES ... on window), not state
         if isinstance(value, bool):
             if OVER.search(leaf):
                 out["over"].append(key)
