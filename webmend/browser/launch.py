@@ -152,7 +152,7 @@ def _write_launcher(text: str) -> Path:
     script = _launcher_home() / digest / "chromium"
     try:
         if not (script.is_file() and script.read_text() == text):
-            script.parent.mkdir(parents=True, exist_ok=True)
+            script.parent.mkdir(mode=0o755, parents=True, exist_ok=True)
             with tempfile.NamedTemporaryFile("w", dir=script.parent, delete=False) as f:
                 f.write(text)
             os.chmod(f.name, 0o755)
@@ -162,7 +162,7 @@ def _write_launcher(text: str) -> Path:
         script = Path(tempfile.mkdtemp(prefix="webmend-chromium-")) / "chromium"
         script.write_text(text)
         script.chmod(0o755)
-    script.parent.chmod(0o755)
+        script.parent.chmod(0o755)  # mkdtemp makes it 0700
     return script
 
 
