@@ -218,8 +218,8 @@ def keeps_progress(obs: Observation) -> bool:
 async def _rollout(s: PageSession, tr: Trace, ro: Rollout, ev: dict, first: Observation, out: dict,
                    rng: random.Random, budget_ms: int, scene_ms: int | None = None) -> Observation:
     """Play for budget_ms; a page without progress state (keeps_progress) only for scene_ms,
-    until such state shows up: its states recur, and the issue that led here was an animated
-    scene played for the whole game budget."""
+    until such state shows up: with nothing to advance, longer play only revisits the states the
+    first seconds showed (a scene's camera, a timer's start and pause)."""
     x = s.cfg.experience
     prev = first
     steps = budget_ms // x.play_step_ms
