@@ -52,7 +52,7 @@ async def measure(s: PageSession, calls: int) -> dict[str, tuple[float, float]]:
         await timed("fresh load", s.load(100 + i))
         await timed("first locator use", s.page.locator("h1").count())
         await timed("locator again", s.page.locator("h1").count())
-        await timed("two-frame wait", s._settle_frames())
+        await timed("frame wait", s._settle_frames())
         await timed("capture (jpeg)", s._capture(JPEG))
         await timed("thumbnail", s.thumb())
         await timed("advance 100 ms", s.advance(100))

@@ -13,10 +13,15 @@ from webmend.browser.page_errors import BudgetExhausted, PageCrashed, PageHung
 from webmend.config import Viewport
 
 THUMB_SIZE = (160, 90)
+# One real frame, then the idle time after it: the frame has run its resize, scroll and animation
+# events, hover restyles and layout, and the tasks it queued (IntersectionObserver callbacks) run
+# before the main thread goes idle. Half the wall time of waiting for a second frame, the same
+# evidence (docs/benchmarks.md, 2026-12-06). The timeout bounds a page that never lets it idle.
+SETTLE_JS = "new Promise(r => requestAnimationFrame(() => requestIdleCallback(() => r(), {timeout: 100})))"
 
 
 class PageCapture:
-    """PageSession's pixels: every capture waits for two real frames first, so paused animations
+    """PageSession's pixels: every capture waits for a real frame and its idle time first, so paused animations
     and the latest canvas contents have reached the compositor."""
 
     async def thumb(self) -> np.ndarray:
@@ -38,10 +43,11 @@ class PageCapture:
         return base64.b64decode((await self._capture({"format": "png", "optimizeForSpeed": True}))["data"])
 
     async def _settle_frames(self) -> None:
-        """Let two real frames pass (the isolated world's rAF is not faked), so paused
-        animations and the latest canvas contents have reached the compositor."""
+        """Let a real frame pass and the main thread go idle after it (the isolated world's rAF and
+        requestIdleCallback are not faked), so paused animations and the latest canvas contents
+        have reached the compositor."""
         await self.world_eval(
-            {"expression": "new Promise(r => requestAnimationFrame(() => requestAnimationFrame(r)))", "awaitPromise": True},
+            {"expression": SETTLE_JS, "awaitPromise": True},
             "frame")
 
     async def _capture(self, params: dict) -> dict:
