@@ -38,6 +38,30 @@ def test_a_reveal_on_scroll_section_is_revealed_by_the_scroll_alone(worker, cfg)
     assert (before, after >= 1) == (0, True)
 
 
+OBSERVED = """<!doctype html><html lang=en><head><title>observed</title></head>
+<body style="height:5000px"><div id="t" style="position:absolute;top:2000px;width:50px;height:50px">t</div><script>
+window.seen = 0;
+new IntersectionObserver(entries => entries.forEach(e => { if (e.isIntersecting) seen++; })).observe(t);
+</script></body></html>"""
+
+
+def test_intersection_observer_callbacks_have_run_when_scroll_to_returns(worker, cfg):
+    # The frame after a scroll queues the observer's callback as a task; the frame wait ends when
+    # the main thread has gone idle after that frame (page_capture.SETTLE_JS), so the callback has
+    # run before page time moves on, on every one of the twelve scrolls.
+    async def steps(s):
+        seen = []
+        for k in range(12):
+            await s.scroll_to(1800 if k % 2 == 0 else 0)
+            seen.append(await s.main_eval("seen"))
+            await s.advance(100)
+        return seen
+
+    seen, events = drive_session(worker, cfg, OBSERVED, steps)
+    assert seen == [1, 1, 2, 2, 3, 3, 4, 4, 5, 5, 6, 6]
+    assert not events["page_errors"]
+
+
 ENDINGS = """<!doctype html><html lang=en><head><title>endings</title><style>
 #fade { transition: opacity .2s; } #fade.out { opacity: 0; }
 @keyframes nudge { from { margin-left: 0; } to { margin-left: 10px; } } #pulse.on { animation: nudge .2s; }
