@@ -21,8 +21,8 @@ SETTLE_JS = "new Promise(r => requestAnimationFrame(() => requestIdleCallback(()
 
 
 class PageCapture:
-    """PageSession's pixels: every capture waits for a real frame and its idle time first, so paused animations
-    and the latest canvas contents have reached the compositor."""
+    """PageSession's pixels: every capture waits for a real frame and its idle time first, so
+    paused animations and the latest canvas contents have reached the compositor."""
 
     async def thumb(self) -> np.ndarray:
         """Grayscale 160x90 thumbnail of the viewport, for change checks."""
