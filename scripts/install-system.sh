@@ -32,7 +32,7 @@ elif ! "$python" -c 'import ensurepip, venv' >/dev/null 2>&1; then
   fi
 fi
 command -v make >/dev/null 2>&1 || missing="$missing make"
-for p in chromium fonts-noto-color-emoji fonts-wqy-zenhei fonts-dejavu-core fonts-liberation; do
+for p in chromium chromium-headless-shell fonts-noto-color-emoji fonts-wqy-zenhei fonts-dejavu-core fonts-liberation; do
   installed "$p" || missing="$missing $p"
 done
 command -v npm >/dev/null 2>&1 || missing="$missing nodejs npm"
