@@ -198,11 +198,15 @@ def resolve_launch(sandbox) -> Launch:
     return Launch(_wrapper(binary, isolated, drop_to), isolated, chromium_sandbox)
 
 
-# Browser profiles. "raster" composites in software: a screenshot costs ~0.04 s instead of
-# 0.2-0.4 s through the SwiftShader compositor. But then every WebGL frame is read back to the
-# CPU (~80 ms per fake frame at 1280x720), so WebGL pages run in a "gl" browser that composites
-# through SwiftShader, where WebGL frames cost almost nothing until something is captured.
-PROFILES = {"raster": ("--disable-gpu-compositing",), "gl": ()}
+# Browser profiles. Both composite in software: a screenshot costs ~0.04 s instead of 0.2-0.4 s
+# through the SwiftShader compositor, and a CSS filter over a canvas is blurred by Skia on the CPU
+# instead of by shaders in SwiftShader. WebGL still draws through SwiftShader; each frame that
+# drew into a canvas is read back for the compositor, which at the "gl" profile's smaller pixel
+# ratio and with hidden frames skipped (clock.js) costs less than GPU compositing did: 3D pages
+# -34 %, the blurred-canvas fixture 41 -> 4 CPU-s (docs/benchmarks.md, 2026-12-06). The "gl"
+# browser stays separate: its pages see devicePixelRatio = EvalConfig.gl_pixel_ratio and get the
+# WebGL wall factor, and a WebGL page's GPU process is killed with it.
+PROFILES = {"raster": ("--disable-gpu-compositing",), "gl": ("--disable-gpu-compositing",)}
 
 
 def launch_args(js_heap_mb: int, profile: str = "raster", mirror_port: int | None = None,
