@@ -5,6 +5,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 REPORT_PREFIX = "__wm:"
+# Chromium's performance notes about WebGL, printed as console warnings (below).
+GL_DRIVER_PERFORMANCE = "GL Driver Message (OpenGL, Performance,"
 # Console errors Chromium prints for requests *we* refused: evidence, not the page's fault.
 _REFUSAL_MARKERS = (
     "net::ERR_BLOCKED_BY_CLIENT",
@@ -42,6 +44,11 @@ class PageEvents:
     def on_console(self, kind: str, text: str) -> None:
         if text.startswith(REPORT_PREFIX):
             self._on_report(text[len(REPORT_PREFIX):])
+            return
+        if GL_DRIVER_PERFORMANCE in text:
+            # Chromium's own note on a read-back of a WebGL canvas ("GPU stall due to
+            # ReadPixels"), shown a few times per context. The compositor reads canvases back in
+            # real frames, so how many appear depends on wall time, not on the page.
             return
         self.console_total += 1
         if kind != "error":
