@@ -206,7 +206,8 @@ def resolve_launch(sandbox) -> Launch:
 # -34 %, the blurred-canvas fixture 41 -> 4 CPU-s (docs/benchmarks.md, 2026-12-06). The "gl"
 # browser stays separate: its pages see devicePixelRatio = EvalConfig.gl_pixel_ratio and get the
 # WebGL wall factor, and a WebGL page's GPU process is killed with it.
-PROFILES = {"raster": ("--disable-gpu-compositing",), "gl": ("--disable-gpu-compositing",)}
+SOFTWARE_COMPOSITING = ("--disable-gpu-compositing",)
+PROFILES = {"raster": SOFTWARE_COMPOSITING, "gl": SOFTWARE_COMPOSITING}
 
 
 def launch_args(js_heap_mb: int, profile: str = "raster", mirror_port: int | None = None,
