@@ -94,3 +94,30 @@ def _cmdline(pid: int) -> bytes:
         return Path(f"/proc/{pid}/cmdline").read_bytes()
     except OSError:
         return b""
+
+
+
+def test_only_the_gl_browser_has_a_gpu_process(worker):
+    """The raster browser composites on a thread of its own process (launch.PROFILES: one IPC hop
+    less per frame and capture); the gl browser keeps SwiftShader's WebGL work in a GPU process."""
+    from webmend.browser.launch import profile_marker
+
+    async def draw_a_frame(browser):
+        context = await browser.new_context()
+        page = await context.new_page()
+        await page.set_content(PAGE)
+        await page.screenshot()  # a composited frame: the GPU thread or process is running
+        await context.close()
+
+    def gpu_processes(profile: str) -> int:
+        marker = profile_marker(profile).encode()
+        browsers = [pid for pid in _descendants(os.getpid())
+                    if marker in _cmdline(pid) and b"--type=" not in _cmdline(pid)]
+        assert len(browsers) == 1, (profile, browsers)
+        return sum(b"--type=gpu-process" in _cmdline(pid) for pid in _descendants(browsers[0]))
+
+    found = {}
+    for profile in ("raster", "gl"):
+        worker.run(draw_a_frame, wall_s=60, profile=profile)
+        found[profile] = gpu_processes(profile)
+    assert found == {"raster": 0, "gl": 1}

@@ -206,8 +206,16 @@ def resolve_launch(sandbox) -> Launch:
 # -34 %, the blurred-canvas fixture 41 -> 4 CPU-s (docs/benchmarks.md, 2026-12-06). The "gl"
 # browser stays separate: its pages see devicePixelRatio = EvalConfig.gl_pixel_ratio and get the
 # WebGL wall factor, and a WebGL page's GPU process is killed with it.
+#
+# The raster browser runs its GPU thread (the display compositor, and SwiftShader for a page the
+# code scan missed, until it moves to the gl browser) inside the browser process: no IPC between
+# two processes for every frame and capture, 7-18 % less CPU per page with the same verdicts
+# (docs/benchmarks.md, 2026-12-06, second session). The gl browser keeps a GPU process of its own:
+# there it made no measurable difference, and SwiftShader's WebGL work stays out of the process
+# that answers DevTools. docs/sandbox.md says what the raster browser gives up.
 SOFTWARE_COMPOSITING = ("--disable-gpu-compositing",)
-PROFILES = {"raster": SOFTWARE_COMPOSITING, "gl": SOFTWARE_COMPOSITING}
+GPU_IN_BROWSER_PROCESS = ("--in-process-gpu",)
+PROFILES = {"raster": (*SOFTWARE_COMPOSITING, *GPU_IN_BROWSER_PROCESS), "gl": SOFTWARE_COMPOSITING}
 
 
 def launch_args(js_heap_mb: int, profile: str = "raster", mirror_port: int | None = None,
