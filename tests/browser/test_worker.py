@@ -96,7 +96,6 @@ def _cmdline(pid: int) -> bytes:
         return b""
 
 
-
 def test_only_the_gl_browser_has_a_gpu_process(worker):
     """The raster browser composites on a thread of its own process (launch.PROFILES: one IPC hop
     less per frame and capture); the gl browser keeps SwiftShader's WebGL work in a GPU process."""

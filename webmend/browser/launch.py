@@ -210,7 +210,7 @@ def resolve_launch(sandbox) -> Launch:
 # The raster browser runs its GPU thread (the display compositor, and SwiftShader for a page the
 # code scan missed, until it moves to the gl browser) inside the browser process: no IPC between
 # two processes for every frame and capture, 6-18 % less CPU per page with the same verdicts
-# (docs/benchmarks.md, 2026-12-06, second session). The gl browser keeps a GPU process of its own:
+# (docs/benchmarks.md, 2026-12-06, third session). The gl browser keeps a GPU process of its own:
 # there it made no measurable difference, and SwiftShader's WebGL work stays out of the process
 # that answers DevTools. docs/sandbox.md says what the raster browser gives up.
 SOFTWARE_COMPOSITING = ("--disable-gpu-compositing",)

@@ -114,17 +114,17 @@ async def _canvas_pixels(s: PageSession) -> list[dict]:
 def pixel_facts(px: np.ndarray, min_std: float) -> dict:
     """A canvas is blank when (almost) every pixel has one colour: cleared, nothing drawn."""
     flat = px.reshape(-1, px.shape[-1]).astype(np.int16)
-    mode = _mode_colour(px)
+    mode = _mode_colour(flat)
     off = float((np.abs(flat - mode).max(axis=1) > 8).mean())
     std = float(flat.std())
     return {"std": round(std, 2), "off_mode_share": round(off, 4), "blank": std < min_std or off < 0.002}
 
 
-def _mode_colour(px: np.ndarray) -> np.ndarray:
+def _mode_colour(flat: np.ndarray) -> np.ndarray:
     """The most frequent RGB colour; among equally frequent ones the lowest (r, g, b). Each colour
     is packed into one integer (r << 16 | g << 8 | b, which sorts as the triple does): np.unique
     over rows sorts them lexicographically, 30-100x slower on a 320x180 capture."""
-    rgb = px.reshape(-1, 3).astype(np.int32)
+    rgb = flat.astype(np.int32)  # one RGB row per pixel
     values, counts = np.unique((rgb[:, 0] << 16) | (rgb[:, 1] << 8) | rgb[:, 2], return_counts=True)
     packed = int(values[counts.argmax()])
     return np.array([packed >> 16, (packed >> 8) & 255, packed & 255], dtype=np.int16)
