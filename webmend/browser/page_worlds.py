@@ -38,7 +38,7 @@ class PageWorlds:
                 raise
             except Exception as exc:
                 if attempt == 0 and "context" in str(exc).lower():
-                    self._world = self._frame_id = None
+                    self._world = self._bare_world = self._frame_id = None
                     continue
                 raise
         raise AssertionError("unreachable")
@@ -50,19 +50,27 @@ class PageWorlds:
         return self._world
 
     async def _make_world(self) -> None:
-        if self._frame_id is None:
-            tree = await self.guard(self.cdp.send("Page.getFrameTree"), "frame tree")
-            self._frame_id = tree["frameTree"]["frame"]["id"]
-        world = await self.guard(
-            self.cdp.send("Page.createIsolatedWorld", {"frameId": self._frame_id, "worldName": "webmend"}),
-            "isolated world",
-        )
-        self._world = world["executionContextId"]
-        res = await self.guard(
-            self.cdp.send("Runtime.evaluate", {"expression": PROBES_JS, "contextId": self._world}), "probes"
-        )
+        """Install probes.js in the world the load wait made for this document (session.py), or
+        in a new one."""
+        world, self._bare_world = self._bare_world, None
+        if world is None:
+            world = await self._new_world(guarded=True)
+        res = await self.guard(self.cdp.send("Runtime.evaluate", {"expression": PROBES_JS, "contextId": world}), "probes")
         if "exceptionDetails" in res:
             raise RuntimeError(f"probes failed to install: {res['exceptionDetails']}")
+        self._world = world
+
+    async def _new_world(self, guarded: bool) -> int:
+        """A new isolated world in the current document of the main frame, without probes.
+        Unguarded only inside a call that is guarded as a whole (the load wait)."""
+        async def send(method: str, params: dict, what: str) -> dict:
+            call = self.cdp.send(method, params)
+            return await (self.guard(call, what) if guarded else call)
+
+        if self._frame_id is None:
+            self._frame_id = (await send("Page.getFrameTree", {}, "frame tree"))["frameTree"]["frame"]["id"]
+        world = await send("Page.createIsolatedWorld", {"frameId": self._frame_id, "worldName": "webmend"}, "isolated world")
+        return world["executionContextId"]
 
     async def main_eval(self, expression: str):
         """Evaluate in the page's own world (evaluator reads of page globals; a promise is awaited

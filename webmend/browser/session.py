@@ -25,6 +25,10 @@ from webmend.config import EvalConfig, Viewport
 
 log = logging.getLogger(__name__)
 
+# Resolves once the document is complete. Its own timer tasks run between the page's tasks, so
+# the load event's task, which sets readyState, has run all the page's load handlers by then.
+LOADED_JS = "new Promise(r => { const poll = () => document.readyState === 'complete' ? r(true) : setTimeout(poll, 5); poll(); })"
+
 
 @dataclass
 class PageShared:
@@ -60,7 +64,8 @@ class PageSession(PageClock, PageFollow, PageWorlds, PageCapture, PageInput):
         self.context = None
         self.page = None
         self.cdp = None
-        self._world: int | None = None
+        self._world: int | None = None  # our isolated world with probes.js (page_worlds.py)
+        self._bare_world: int | None = None  # the one the load wait made, probes not yet in
         self._frame_id: str | None = None
         self._frameless = False  # this document showed no frames after a pointer move or a scroll
         # page_follow.py: the current document's loader, the main frame, the renderer's
@@ -139,7 +144,7 @@ class PageSession(PageClock, PageFollow, PageWorlds, PageCapture, PageInput):
         await self._start_document(fresh=False)
 
     async def _start_document(self, fresh: bool) -> None:
-        self._world = self._frame_id = None
+        self._world = self._bare_world = self._frame_id = None
         self._frameless = False
         self.doc_start = self.vnow = self.cfg.sandbox.start_time_ms
         self.shared.policy.start_document()
@@ -183,16 +188,25 @@ class PageSession(PageClock, PageFollow, PageWorlds, PageCapture, PageInput):
                 log.debug("fresh load aborted by a competing navigation; again: %s", exc)
 
     async def _until_complete(self) -> None:
-        """Poll the document's readyState ourselves: Playwright's load tracking waits forever
-        when a page's own reload navigation is cancelled (the 204 answer of a reload loop)."""
+        """Wait until whichever document ends up current has loaded completely. Playwright's
+        load tracking waits forever when a page's own reload navigation is cancelled (the 204
+        answer of a reload loop), so the wait is our own: a poll of readyState inside a new
+        isolated world, whose timers are real (the page's are virtual) and whose globals the
+        page cannot change, answered in one CDP call; the world then gets probes.js. A document
+        the page replaces while loading takes the world with it: the wait starts again in the
+        next one."""
         while True:
+            self._bare_world = None
             try:
-                res = await self.cdp.send("Runtime.evaluate", {"expression": "document.readyState", "returnByValue": True})
-                if res.get("result", {}).get("value") == "complete":
+                self._bare_world = await self._new_world(guarded=False)
+                res = await self.cdp.send("Runtime.evaluate", {
+                    "expression": LOADED_JS, "contextId": self._bare_world, "awaitPromise": True, "returnByValue": True})
+                if res.get("result", {}).get("value") is True:
                     return
             except Exception as exc:  # the document is being replaced; ask again
                 if "crash" in str(exc).lower():
                     raise
+            self._frame_id = None
             await asyncio.sleep(0.005)
 
     async def close(self) -> None:
