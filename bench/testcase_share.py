@@ -1,4 +1,4 @@
-"""Test cases that only observe sharing one document (evaluate/testcase_share.py): what it saves
+"""Test cases with the same timeline sharing one document (evaluate/testcase_share.py): what it saves
 and whether any record changes, on the bench corpus, against a document per case in the same run.
 
 For each page, its test cases alone (no experience protocol) run twice on a warm worker, one

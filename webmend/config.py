@@ -188,9 +188,9 @@ class EvalConfig(_Frozen):
     # size their WebGL drawing buffers by it, and SwiftShader pays for every pixel of them; CSS
     # layout, the compositor and screenshots stay at 1. 1.0: off (docs/config.md).
     gl_pixel_ratio: float = Field(default=0.5, gt=0, le=1)
-    # Test cases that only wait, capture and assert, whose page-time steps are the same or the
-    # first ones of another's, run on one shared document instead of one each
-    # (evaluate/testcase_share.py); the same records.
+    # Test cases whose steps other than assertions (waits, captures, actions) are the same or the
+    # first ones of another's run on one shared document instead of one each
+    # (evaluate/testcase_share.py); the same records. The name predates shared actions.
     share_observation_documents: bool = True
     min_page_chars: int = 40
     probe_controls: int = Field(default=8, description="controls clicked by the probe when no tests exist")

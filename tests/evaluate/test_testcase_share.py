@@ -1,4 +1,4 @@
-"""Observation-only test cases sharing one document: which ones, and the same records as a
+"""Test cases with the same timeline sharing one document: which ones, and the same records as a
 document each, in real Chromium."""
 
 from __future__ import annotations
@@ -40,6 +40,11 @@ CASES = [
     case({"action": "screenshot"}, SHORT_WAIT, {"action": "assert_screenshot_changed"}, id="shot_a"),
     case({"action": "screenshot"}, SHORT_WAIT, {"action": "assert_screenshot_changed", "threshold": 0.5}, js("state.n === 11"), id="shot_b"),
     case({"action": "click", "selector": "#inc"}, js("state.n >= 1000"), id="acts"),
+    # The same click, then its own wait: "acts" shares its document and ends after the click.
+    case({"action": "click", "selector": "#inc"}, js("state.n < 2000"), WAIT, js("state.n === 1011"), id="acts_longer"),
+    # A click whose element is missing fails both cases at that step, as each alone.
+    case({"action": "click", "selector": "#missing"}, js("true"), id="misses_a"),
+    case(js("state.n === 5"), {"action": "click", "selector": "#missing"}, id="misses_b"),
     # The six cases above with one wait run to the end of this one's first wait, and stop there.
     case(WAIT, js("state.n === 10"), WAIT, js("state.n === 15"), id="longer"),
     # No page time at all: it shares the first document of the longest timeline, and ends at once.
@@ -47,16 +52,20 @@ CASES = [
 ]
 
 
-def test_only_observing_cases_with_the_same_page_time_steps_are_grouped():
+def test_cases_with_the_same_timeline_are_grouped():
     assert timeline(CASES[0], 10_000) == timeline(CASES[1], 10_000) == (("wait", 500),)
     assert timeline(CASES[6], 10_000) == (("screenshot", None), ("wait", 400), ("assert_screenshot_changed", None))
-    assert timeline(CASES[8], 10_000) is None
-    assert timeline(case({"action": "wait_for", "selector": "#n"}), 10_000) is None
-    # Each timeline a prefix of its group's longest one (the screenshot cases' or "longer"'s).
-    assert share_groups(CASES, {}, 10_000) == {0: [0, 1, 2, 3, 4, 5, 9], 6: [6, 7, 10]}
-    assert share_groups(CASES, {0: {}, 10: {}}, 10_000) == {1: [1, 2, 3, 4, 5, 9], 6: [6, 7]}
+    click = ("act", '{"action": "click", "selector": "#inc"}')
+    assert timeline(CASES[8], 10_000) == (click,)
+    assert timeline(CASES[9], 10_000) == (click, ("wait", 500))
+    assert timeline(case({"action": "wait_for", "selector": "#n"}), 10_000) == (("act", '{"action": "wait_for", "selector": "#n"}'),)
+    assert timeline({"steps": ["click"]}, 10_000) is None
+    # Each timeline a prefix of its group's longest one (the screenshot cases', "longer"'s, the clicks').
+    assert share_groups(CASES, {}, 10_000) == {0: [0, 1, 2, 3, 4, 5, 12], 6: [6, 7, 13], 8: [8, 9], 10: [10, 11]}
+    assert share_groups(CASES, {0: {}, 13: {}}, 10_000) == {1: [1, 2, 3, 4, 5, 12], 6: [6, 7], 8: [8, 9], 10: [10, 11]}
     assert share_groups(CASES[:1] + CASES[6:8], {}, 10_000) == {1: [1, 2]}
     assert share_groups([CASES[0], CASES[6]], {}, 10_000) == {}  # neither is a prefix of the other
+    assert share_groups([CASES[0], CASES[8]], {}, 10_000) == {}  # a wait is no click
 
 
 def run(worker, cfg, cases, html=TICKER):
@@ -82,12 +91,14 @@ def test_shared_documents_give_the_records_of_a_document_each(worker, cfg):
     assert shared == alone
     assert {t["id"]: t["passed"] for t in shared} == {
         "read_js": True, "read_text": True, "writes": True, "draws_random": True, "after_writes": True,
-        "fails": False, "shot_a": True, "shot_b": False, "acts": True, "longer": True, "at_load": True}
+        "fails": False, "shot_a": True, "shot_b": False, "acts": True, "acts_longer": True, "misses_a": False,
+        "misses_b": False, "longer": True, "at_load": True}
     assert shared[5]["failed_step"] == 1 and "got false" in shared[5]["error"]
     assert shared[7]["failed_step"] == 3
-    # 11 documents alone; shared: one for the seven wait cases (two of which go back to a document
-    # of their own), one for the screenshot cases and "at_load", one for "acts".
-    assert (loads_alone, loads_shared) == (11, 5)
+    assert (shared[10]["failed_step"], shared[11]["failed_step"]) == (0, 1) and "click" in shared[11]["error"]
+    # 14 documents alone; shared: one for the seven wait cases (two of which go back to a document
+    # of their own), one for the screenshot cases and "at_load", one for each pair of clicks.
+    assert (loads_alone, loads_shared) == (14, 6)
 
 
 # Hangs at page time 800 ms: during the shared wait of the first two cases. The third case's own
@@ -110,3 +121,19 @@ def test_hangs_give_the_records_of_a_document_each(worker, cfg):
     assert [t["passed"] for t in shared] == [False, False, False, True]
     assert all("page hung" in t["error"] for t in shared[:3])
     assert (loads_alone, loads_shared) == (4, 3)  # the hanging pair shares one
+
+
+# "owner" would write to the page after the shared wait, when "reads" has already ended: it has the
+# document to itself from there, so it goes on there as in its own run (no second document).
+HAND_OVER = [
+    case(WAIT, js("state.n === 10"), id="reads"),
+    case(WAIT, js("(state.n += 100) > 0"), js("state.n === 110"), WAIT, js("state.n === 115"), id="owner"),
+]
+
+
+def test_a_case_left_alone_on_the_shared_document_goes_on_there(worker, cfg):
+    alone, loads_alone = run(worker, cfg.model_copy(update={"share_observation_documents": False}), HAND_OVER)
+    shared, loads_shared = run(worker, cfg, HAND_OVER)
+    assert shared == alone
+    assert [t["passed"] for t in shared] == [True, True]
+    assert (loads_alone, loads_shared) == (2, 1)

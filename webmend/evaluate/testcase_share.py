@@ -1,30 +1,34 @@
-"""Observation-only test cases that share one freshly loaded document.
+"""Test cases that share one freshly loaded document.
 
 Every test case starts from a freshly loaded page (docs/testcase-format.md), and fresh documents
-are most of what a page's evaluation costs (docs/benchmarks.md). A third of the bench corpus's
-test cases never act on the page: they let page time pass (`wait`), take thumbnails and assert.
-Two such cases whose page-time steps are the same (the same waits and captures in the same order)
-see exactly the same document at every point: the page runs the same clock steps either way, and
-an assertion changes nothing; so does a case whose page-time steps are the first ones of another's,
-until its own steps end. So they run together on one document: each page-time step once, each
-case's assertions between them as in its own run. What they see is what each would have seen
-alone, and the records are the ones a document per case gives.
+are most of what a page's evaluation costs (docs/benchmarks.md). Many test cases act on the page
+in the same way: they let page time pass (`wait`), take thumbnails, or make the same actions
+(the same click on the same element), and differ only in what they assert. Two cases whose
+timelines (every step that is not an assertion) are the same see exactly the same document at
+every point: the page runs the same steps either way, and an assertion changes nothing; so does a
+case whose timeline is the first steps of another's, until its own steps end. So they run
+together on one document: each timeline step once, each case's assertions between them as in its
+own run. What they see is what each would have seen alone, and the records are the ones a
+document per case gives.
 
 What keeps it exact:
-- only steps that cannot act on the page are shared (`OBSERVING`); a case with any other step
-  keeps its own document;
-- test-case JavaScript runs under V8's side-effect check (`throwOnSideEffect`): an expression that
-  would write to the page's objects, start a timer or draw from the seeded Math.random, or returns
-  a promise that needs page time, is not run; its case goes back to a document of its own
-  (`WouldChangePage`), and nothing on the shared document changed;
+- only assertions (`READING`) are a case's own; every other step is shared, and only with cases
+  that have the same step at the same place (waits by their page time, captures by kind, actions
+  by every field);
+- test-case JavaScript in an assertion runs under V8's side-effect check (`throwOnSideEffect`):
+  an expression that would write to the page's objects, start a timer or draw from the seeded
+  Math.random, or returns a promise that needs page time, is not run; its case goes back to a
+  document of its own (`WouldChangePage`), and nothing on the shared document changed;
 - a case that hangs, crashes or fails in a browser call on its own assertion gets that verdict, and
   the others still running go back to documents of their own: their own runs never made that call.
-  A hang or crash during a shared page-time step is every running case's verdict, as each
-  alone would have reached the same step of the same document.
+  A hang or crash during a shared timeline step is every running case's verdict, as each alone
+  would have reached the same step of the same document; so is a shared action that fails (its
+  element is missing), which fails every running case at that step.
 """
 
 from __future__ import annotations
 
+import json
 import logging
 from dataclasses import dataclass, field
 
@@ -44,22 +48,30 @@ READING = frozenset({
 })
 # Steps that let page time pass or capture the viewport: done once for every case sharing a document.
 TIMELINE = frozenset({"wait", "screenshot", "assert_screenshot_changed", "assert_screenshot_not_blank"})
-OBSERVING = READING | TIMELINE
 
 
 def timeline(case: dict, max_wait_ms: float) -> tuple | None:
-    """The case's page-time steps, in order, when every step only observes; None otherwise."""
+    """The case's timeline: its steps other than assertions, in order, as they must match for two
+    cases to share a document (None for a case whose steps are not a list of objects). Waits are
+    matched by page time and captures by kind; any other step (an action) by all its fields."""
     steps = case.get("steps") or []
-    if not isinstance(steps, list) or not all(isinstance(s, dict) and s.get("action") in OBSERVING for s in steps):
+    if not isinstance(steps, list) or not all(isinstance(s, dict) for s in steps):
         return None
-    return tuple((s["action"], wait_ms(s, max_wait_ms) if s["action"] == "wait" else None)
-                 for s in steps if s["action"] in TIMELINE)
+    return tuple(_key(s, max_wait_ms) for s in steps if s.get("action") not in READING)
+
+
+def _key(step: dict, max_wait_ms: float) -> tuple:
+    action = step.get("action")
+    if action == "wait":
+        return ("wait", wait_ms(step, max_wait_ms))
+    if action in TIMELINE:
+        return (action, None)
+    return ("act", json.dumps(step, sort_keys=True, default=str))
 
 
 def share_groups(cases: list, skip, max_wait_ms: float) -> dict[int, list[int]]:
     """Cases that can share a document: {first case's index: all indices of its group, in order},
-    for groups of at least two observation-only cases whose page-time steps are each a prefix of
-    the longest one's: the document then runs exactly that one's steps, and a shorter case ends
+    for groups of at least two cases whose timelines are each a prefix of the longest one's: the document then runs exactly that one's steps, and a shorter case ends
     where its own steps end. Longest timelines are placed first, ties in case order."""
     timelines = [(i, timeline(case, max_wait_ms)) for i, case in enumerate(cases)
                  if isinstance(case, dict) and i not in skip]
@@ -74,7 +86,7 @@ def share_groups(cases: list, skip, max_wait_ms: float) -> dict[int, list[int]]:
 
 
 async def run_cases(session: PageSession, cases: list, done: dict[int, dict]) -> list[dict]:
-    """Every test case on its own fresh document, except groups of observation-only cases
+    """Every test case on its own fresh document, except groups of cases with the same timeline
     (share_groups), which share one; `done`: records of cases already run (by index). A case its
     group gave back runs at its own turn. Once the page's budget is gone the rest are not run."""
     cfg = session.cfg
@@ -103,21 +115,24 @@ class _Member:
     pos: int = 0  # the next step to run
 
     def at_timeline_step(self) -> bool:
-        return self.pos < len(self.steps) and self.steps[self.pos]["action"] in TIMELINE
+        return self.pos < len(self.steps) and self.steps[self.pos].get("action") not in READING
 
 
 @dataclass
 class _Group:
     session: PageSession
     alive: list[_Member]
+    actor: StepRunner  # runs the shared actions, with side effects (they are every case's own)
     own_document: list[int] = field(default_factory=list)  # indices that go back to a document of their own
+    # Members whose assertion would have changed the page, stopped before it (see _hand_over).
+    blocked: list[_Member] = field(default_factory=list)
 
     def drop(self, member: _Member) -> None:
         self.alive.remove(member)
 
     def give_back_all(self) -> None:
-        self.own_document += [m.index for m in self.alive]
-        self.alive = []
+        self.own_document += [m.index for m in self.alive + self.blocked]
+        self.alive, self.blocked = [], []
 
     def fail_all(self, exc: Exception) -> None:
         for m in self.alive:
@@ -126,7 +141,7 @@ class _Group:
 
 
 async def run_shared(session: PageSession, members: list[tuple[int, dict]], doc_index: int) -> dict[int, dict]:
-    """Run one group of observation-only cases (share_groups) on one fresh document.
+    """Run one group of cases with the same timeline (share_groups) on one fresh document.
 
     Returns the records of the cases decided here, by index; the others need a document of their
     own after all (run them with run_test_case)."""
@@ -140,7 +155,7 @@ async def run_shared(session: PageSession, members: list[tuple[int, dict]], doc_
             fail(records[index], -1, case.get("steps") or [], exc)
         return records
     group = _Group(session, [_Member(index, case.get("steps") or [], StepRunner(session, errors_at_start, observe_only=True),
-                                     records[index]) for index, case in members])
+                                     records[index]) for index, case in members], StepRunner(session, errors_at_start))
     try:
         await _walk(group)
     except Exception as exc:  # a shared step, or the budget: every case still running ends so
@@ -150,15 +165,33 @@ async def run_shared(session: PageSession, members: list[tuple[int, dict]], doc_
 
 
 async def _walk(group: _Group) -> None:
-    """Each member's assertions up to its next page-time step (a member whose steps are done ends
+    """Each member's assertions up to its next timeline step (a member whose steps are done ends
     there), then that step once for all still running."""
     while group.alive:
         for m in list(group.alive):
             await _read_until_timeline(group, m)
             if m in group.alive and m.pos == len(m.steps):
                 await _finish(group, m)
+        _hand_over(group)
+        if group.alive and not group.alive[0].at_timeline_step():
+            continue  # the document's new owner goes on with its own assertions
         if group.alive:
             await _timeline_step(group)  # still running: every one is at the same page-time step
+
+
+def _hand_over(group: _Group) -> None:
+    """Members whose assertion would have changed the page stopped before it. When every other
+    member has ended here, the first of them has the document to itself: from now on it is its
+    own run, so it goes on with the side-effect check off. Otherwise they go back to documents of
+    their own, since the others still read this one."""
+    if not group.blocked:
+        return
+    if not group.alive:
+        owner = group.blocked.pop(0)
+        owner.runner.observe_only = False
+        group.alive = [owner]
+    group.own_document += [m.index for m in group.blocked]
+    group.blocked = []
 
 
 async def _finish(group: _Group, m: _Member) -> None:
@@ -183,9 +216,9 @@ async def _own_call(group: _Group, m: _Member, call) -> bool:
         await call
         return True
     except WouldChangePage as exc:
-        log.debug("test case %s needs its own document: %s", m.record["id"], exc)
+        log.debug("test case %s would change the shared document: %s", m.record["id"], exc)
         group.drop(m)
-        group.own_document.append(m.index)
+        group.blocked.append(m)
     except StepFailed as exc:
         fail(m.record, m.pos, m.steps, exc)
         group.drop(m)
@@ -201,10 +234,10 @@ async def _own_call(group: _Group, m: _Member, call) -> bool:
 async def _timeline_step(group: _Group) -> None:
     session, first = group.session, group.alive[0]
     step = first.steps[first.pos]
-    action = step["action"]
+    action = step.get("action")
     if action == "wait":
         await first.runner.run(step)
-    else:
+    elif action in TIMELINE:
         shot = await session.thumb()
         for m in list(group.alive):
             if action == "screenshot":
@@ -217,6 +250,12 @@ async def _timeline_step(group: _Group) -> None:
                 group.drop(m)
         if action == "screenshot":
             await first.runner.settle()  # a capture costs the settle interval of page time (do_screenshot)
+    else:
+        try:
+            await group.actor.run(step)
+        except StepFailed as exc:  # the same step on the same document: every case alone failed here
+            for m in group.alive:
+                fail(m.record, m.pos, m.steps, exc)
+            group.alive = []
     for m in group.alive:
         m.pos += 1
-
