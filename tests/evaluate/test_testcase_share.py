@@ -137,3 +137,27 @@ def test_a_case_left_alone_on_the_shared_document_goes_on_there(worker, cfg):
     assert shared == alone
     assert [t["passed"] for t in shared] == [True, True]
     assert (loads_alone, loads_shared) == (2, 1)
+
+
+# A page that keeps a count in localStorage. "head" writes to the page in its read after the shared
+# click while "longer" still reads the document, so "head" goes back to a document of its own: that
+# one must start with empty storage, not with the count the shared click stored.
+STORED = """<!doctype html><html lang="en"><head><title>Stored</title></head><body>
+<h1>Stored</h1><button id="inc">Add</button>
+<script>
+window.count = +(localStorage.getItem('n') || 0);
+document.getElementById('inc').addEventListener('click', () => { count++; localStorage.setItem('n', String(count)); });
+</script></body></html>"""
+CLICK = {"action": "click", "selector": "#inc"}
+STORING = [
+    case(CLICK, js("(window.seen = count) === 1"), id="head"),
+    case(CLICK, js("count === 1"), WAIT, js("count === 1"), id="longer"),
+]
+
+
+def test_a_case_given_back_starts_with_empty_storage(worker, cfg):
+    alone, loads_alone = run(worker, cfg.model_copy(update={"share_observation_documents": False}), STORING, STORED)
+    shared, loads_shared = run(worker, cfg, STORING, STORED)
+    assert shared == alone
+    assert [t["passed"] for t in shared] == [True, True]
+    assert (loads_alone, loads_shared) == (2, 2)  # "head" went back to a document of its own

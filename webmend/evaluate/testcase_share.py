@@ -95,7 +95,7 @@ async def run_cases(session: PageSession, cases: list, done: dict[int, dict]) ->
     tests = []
     for i, case in enumerate(cases):
         if i in groups and session.shared.exhausted_during is None:
-            decided.update(await run_shared(session, [(j, cases[j]) for j in groups[i]], i + 1))
+            decided.update(await run_shared(session, [(j, cases[j]) for j in groups[i]], shared_document(i + 1)))
         spent = session.shared.exhausted_during
         if i in decided:
             tests.append(decided[i])
@@ -140,7 +140,14 @@ class _Group:
         self.alive = []
 
 
-async def run_shared(session: PageSession, members: list[tuple[int, dict]], doc_index: int) -> dict[int, dict]:
+def shared_document(doc_index: int) -> str:
+    """The name of the document a group whose first case is document `doc_index` shares
+    (network.page_url). Not that case's own name: a case the group gives back loads its own
+    document afterwards, and that must start with empty storage, whatever the shared one kept."""
+    return f"s{doc_index}"
+
+
+async def run_shared(session: PageSession, members: list[tuple[int, dict]], doc_index: str) -> dict[int, dict]:
     """Run one group of cases with the same timeline (share_groups) on one fresh document.
 
     Returns the records of the cases decided here, by index; the others need a document of their
