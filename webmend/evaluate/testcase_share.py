@@ -17,8 +17,11 @@ What keeps it exact:
   by every field);
 - test-case JavaScript in an assertion runs under V8's side-effect check (`throwOnSideEffect`):
   an expression that would write to the page's objects, start a timer or draw from the seeded
-  Math.random, or returns a promise that needs page time, is not run; its case goes back to a
-  document of its own (`WouldChangePage`), and nothing on the shared document changed;
+  Math.random, or returns a promise that needs page time, is not run (`WouldChangePage`), and
+  nothing on the shared document changed. Its case goes back to a document of its own, which has
+  another origin than the shared one (shared_document), so it starts with empty storage; unless
+  every other case on the document has ended there: then the document is its own from that point
+  and it goes on there with the check off (_hand_over);
 - a case that hangs, crashes or fails in a browser call on its own assertion gets that verdict, and
   the others still running go back to documents of their own: their own runs never made that call.
   A hang or crash during a shared timeline step is every running case's verdict, as each alone
@@ -71,8 +74,9 @@ def _key(step: dict, max_wait_ms: float) -> tuple:
 
 def share_groups(cases: list, skip, max_wait_ms: float) -> dict[int, list[int]]:
     """Cases that can share a document: {first case's index: all indices of its group, in order},
-    for groups of at least two cases whose timelines are each a prefix of the longest one's: the document then runs exactly that one's steps, and a shorter case ends
-    where its own steps end. Longest timelines are placed first, ties in case order."""
+    for groups of at least two cases whose timelines are each a prefix of the longest one's: the
+    document then runs exactly that one's steps, and a shorter case ends where its own steps end.
+    Longest timelines are placed first, ties in case order."""
     timelines = [(i, timeline(case, max_wait_ms)) for i, case in enumerate(cases)
                  if isinstance(case, dict) and i not in skip]
     chains: list[tuple[tuple, list[int]]] = []  # (the longest timeline, members)
