@@ -60,6 +60,9 @@ def test_cases_with_the_same_timeline_are_grouped():
     assert timeline(CASES[9], 10_000) == (click, ("wait", 500))
     assert timeline(case({"action": "wait_for", "selector": "#n"}), 10_000) == (("act", '{"action": "wait_for", "selector": "#n"}'),)
     assert timeline({"steps": ["click"]}, 10_000) is None
+    # A malformed action runs alone (and fails there) instead of breaking the planning of the rest.
+    assert timeline(case({"action": ["click"]}), 10_000) is timeline(case({"ms": 5}), 10_000) is None
+    assert share_groups([case({"action": ["click"]}), CASES[0], CASES[1]], {}, 10_000) == {1: [1, 2]}
     # Each timeline a prefix of its group's longest one (the screenshot cases', "longer"'s, the clicks').
     assert share_groups(CASES, {}, 10_000) == {0: [0, 1, 2, 3, 4, 5, 12], 6: [6, 7, 13], 8: [8, 9], 10: [10, 11]}
     assert share_groups(CASES, {0: {}, 13: {}}, 10_000) == {1: [1, 2, 3, 4, 5, 12], 6: [6, 7], 8: [8, 9], 10: [10, 11]}

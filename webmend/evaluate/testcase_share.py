@@ -55,10 +55,11 @@ TIMELINE = frozenset({"wait", "screenshot", "assert_screenshot_changed", "assert
 
 def timeline(case: dict, max_wait_ms: float) -> tuple | None:
     """The case's timeline: its steps other than assertions, in order, as they must match for two
-    cases to share a document (None for a case whose steps are not a list of objects). Waits are
-    matched by page time and captures by kind; any other step (an action) by all its fields."""
+    cases to share a document (None for a case whose steps are not a list of objects with a named
+    action: it runs alone, where a malformed step fails the case). Waits are matched by page time
+    and captures by kind; any other step (an action) by all its fields."""
     steps = case.get("steps") or []
-    if not isinstance(steps, list) or not all(isinstance(s, dict) for s in steps):
+    if not isinstance(steps, list) or not all(isinstance(s, dict) and isinstance(s.get("action"), str) for s in steps):
         return None
     return tuple(_key(s, max_wait_ms) for s in steps if s.get("action") not in READING)
 
