@@ -192,6 +192,10 @@ class EvalConfig(_Frozen):
     # first ones of another's run on one shared document instead of one each
     # (evaluate/testcase_share.py); the same records. The name predates shared actions.
     share_observation_documents: bool = True
+    # Tabs in which a page's test-case documents run at once (evaluate/testcase_lanes.py): while
+    # one waits for a real frame, another's page works. Raster pages only: in the gl browser the
+    # tabs queue for the one software GPU process. The same records at any number.
+    test_case_lanes: int = Field(default=2, ge=1, le=4)
     min_page_chars: int = 40
     probe_controls: int = Field(default=8, description="controls clicked by the probe when no tests exist")
     experience: Experience = Experience()

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 
 REPORT_PREFIX = "__wm:"
 # Chromium's performance notes about WebGL, printed as console warnings (below).
@@ -21,6 +21,9 @@ _REFUSAL_MARKERS = (
     "Fetch API cannot load about:",
 )
 _LOCAL_MARKERS = ("Not allowed to load local resource", "Fetch API cannot load chrome:", "Fetch API cannot load file:")
+
+
+_CAPPED = ("console_errors", "page_errors", "refused_local", "popups")  # kept up to max_messages
 
 
 @dataclass
@@ -83,6 +86,24 @@ class PageEvents:
     def _keep(self, bucket: list, item) -> None:
         if len(bucket) < self.max_messages:
             bucket.append(item)
+
+    def absorb(self, other: "PageEvents") -> None:
+        """Add another page's events after these, as if they had been recorded here: counts
+        add up, kept messages stay within max_messages."""
+        for f in fields(self):
+            mine, theirs = getattr(self, f.name), getattr(other, f.name)
+            if f.name == "max_messages":
+                continue
+            if isinstance(mine, int):
+                setattr(self, f.name, mine + theirs)
+            elif isinstance(mine, dict):
+                for key, n in theirs.items():
+                    mine[key] = mine.get(key, 0) + n
+            elif f.name in _CAPPED:
+                for item in theirs:
+                    self._keep(mine, item)
+            else:
+                mine.extend(theirs)
 
     @property
     def error_total(self) -> int:

@@ -8,6 +8,7 @@ carry tokens that must never reach a trace).
 
 from __future__ import annotations
 
+import copy
 import logging
 from dataclasses import dataclass, field
 from urllib.parse import urlsplit
@@ -47,9 +48,21 @@ class NetworkLog:
 
     def block(self, url: str, channel: str, reason: str) -> None:
         self.blocked_total += 1
-        entry = {"url": redact_url(url), "channel": channel, "reason": reason}
+        self._keep({"url": redact_url(url), "channel": channel, "reason": reason})
+
+    def _keep(self, entry: dict) -> None:
         if len(self.blocked) < MAX_RECORDED and entry not in self.blocked:
             self.blocked.append(entry)
+
+    def absorb(self, other: "NetworkLog") -> None:
+        """Add another log's evidence after this one's, as if it had been recorded here."""
+        for entry in other.blocked:
+            self._keep(entry)
+        self.blocked_total += other.blocked_total
+        self.cdn.update(other.cdn)
+        self.cdn_misses += other.cdn_misses
+        self.missing_local += other.missing_local
+        self.page_loads += other.page_loads
 
     def to_dict(self) -> dict:
         return {
@@ -105,6 +118,16 @@ class RequestPolicy:
         # Set per browser (BrowserWorker.mirror_port): library requests are then rewritten to
         # the mirror server beside Chromium instead of carrying their bodies through this route.
         self.mirror_port: int | None = None
+
+    def fork(self) -> "RequestPolicy":
+        """The same page and mirror with a network log and document counters of its own."""
+        clone = copy.copy(self)
+        clone.log, clone._loads_this_doc, clone.navigations_refused = NetworkLog(), 0, 0
+        return clone
+
+    def absorb(self, other: "RequestPolicy") -> None:
+        self.log.absorb(other.log)
+        self.navigations_refused += other.navigations_refused
 
     def start_document(self) -> None:
         """Called before each fresh load of the page (one per test case)."""

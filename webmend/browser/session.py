@@ -10,7 +10,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from webmend.browser.evidence import PageEvents
 from webmend.browser.network import RequestPolicy, page_url
@@ -43,6 +43,18 @@ class PageShared:
     # No guarded call may outlive it, so wall time a busy GPU process takes counts against the page.
     deadline: float | None = None
     exhausted_during: str | None = None  # the call that was running when the budget ran out
+
+    def fork(self) -> "PageShared":
+        """The same page, budget and browser, with evidence of its own (events, request policy,
+        network log): one of several runs of documents at once (evaluate/testcase_lanes.py).
+        `absorb` adds it back."""
+        return replace(self, policy=self.policy.fork(), events=PageEvents(max_messages=self.events.max_messages))
+
+    def absorb(self, other: "PageShared") -> None:
+        """Add a fork's evidence after this one's, as if it had been recorded here."""
+        self.events.absorb(other.events)
+        self.policy.absorb(other.policy)
+        self.exhausted_during = self.exhausted_during or other.exhausted_during
 
     def step_cap_s(self) -> float:
         if self.deadline is None:
@@ -101,8 +113,8 @@ class PageSession(PageClock, PageFollow, PageWorlds, PageCapture, PageInput):
             init = clock.replace("__WM_START_MS__", str(int(cfg.sandbox.start_time_ms))) + init
         init += "\n" + OBSERVE_JS
         await self.context.add_init_script(script=init)
-        await self.context.route("**/*", self.shared.policy.handle)
-        await self.context.route_web_socket("**/*", self.shared.policy.handle_websocket)
+        await self.context.route("**/*", self._route)
+        await self.context.route_web_socket("**/*", self._route_websocket)
         self.page = await self.context.new_page()
         self._wire_events(self.page)
         self.cdp = await self.context.new_cdp_session(self.page)
@@ -217,10 +229,23 @@ class PageSession(PageClock, PageFollow, PageWorlds, PageCapture, PageInput):
                 log.warning("context close failed: %s", exc)
             self.context = self.page = self.cdp = None
 
+    def sibling(self) -> "PageSession":
+        """Another session of the same page version (not open yet): its own context and tab."""
+        return PageSession(self._browser, self.shared)
+
+    # The request policy and the evidence are looked up when a request or an event comes, not
+    # bound at open(): test-case lanes (evaluate/testcase_lanes.py) give each run of documents
+    # evidence of its own by swapping `shared`.
+    async def _route(self, route) -> None:
+        await self.shared.policy.handle(route)
+
+    async def _route_websocket(self, ws_route) -> None:
+        await self.shared.policy.handle_websocket(ws_route)
+
     def _wire_events(self, page) -> None:
-        ev = self.shared.events
-        page.on("console", lambda m: ev.on_console(m.type, m.text))
-        page.on("pageerror", lambda e: ev.on_page_error(f"{e.name}: {e.message}" if getattr(e, "name", "") else str(e)))
+        page.on("console", lambda m: self.shared.events.on_console(m.type, m.text))
+        page.on("pageerror", lambda e: self.shared.events.on_page_error(
+            f"{e.name}: {e.message}" if getattr(e, "name", "") else str(e)))
         page.on("dialog", self._on_dialog)
         page.on("download", self._on_download)
         page.on("crash", self._on_crash)

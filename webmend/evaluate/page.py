@@ -19,7 +19,7 @@ from webmend.browser.worker import BrowserDied, BrowserWorker, WallTimeout, get_
 from webmend.config import EvalConfig, Limits
 from webmend.evaluate.experience import run_experience
 from webmend.evaluate.static_facts import static_facts
-from webmend.evaluate.testcase_share import run_cases
+from webmend.evaluate.testcase_lanes import run_cases_in_lanes
 from webmend.evaluate.testcases import failed_at_load, run_test_case
 
 log = logging.getLogger(__name__)
@@ -177,7 +177,7 @@ def _run(worker: BrowserWorker, html: str, cfg: EvalConfig, cases: list, scale: 
                 # Loading is deterministic: every fresh load would hang or crash the same way.
                 why = "page hung during load (infinite loop?)" if probe.get("load_hang") else "renderer crashed during load"
                 return probe, experience, frames, [failed_at_load(case, why) for case in cases]
-            return probe, experience, frames, await run_cases(session, cases, done)
+            return probe, experience, frames, await run_cases_in_lanes(session, cases, done)
         finally:
             if shared.exhausted_during is None:  # otherwise the whole browser goes (below)
                 await session.close()
