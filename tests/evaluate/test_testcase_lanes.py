@@ -22,13 +22,13 @@ new Image().src = 'https://tracker.example/' + location.host.split('.')[0] + '.g
 </script>""")
 
 
-def run(worker, cfg, cases, html=NOISY, deadline=None):
+def run(worker, cfg, cases, html=NOISY, deadline=None, profile="raster"):
     """`cases` of `html` through run_cases_in_lanes: (records, events, network log)."""
     log, events = NetworkLog(), PageEvents()
 
     async def job(browser):
         shared = PageShared(cfg=cfg, policy=RequestPolicy(html, None, log, 3), events=events,
-                            step_wall_s=cfg.limits.step_wall_s, profile="raster", deadline=deadline)
+                            step_wall_s=cfg.limits.step_wall_s, profile=profile, deadline=deadline)
         session = PageSession(browser, shared)
         try:
             await session.open()
@@ -49,6 +49,17 @@ def test_lanes_give_the_records_and_evidence_of_one_tab(worker, cfg):
         assert many[0] == one[0]
         assert many[1] == one[1]  # console errors and page errors in the order one tab saw them
         assert many[2] == one[2]  # blocked requests, loads
+
+
+def test_a_webgl_page_keeps_one_tab(worker, cfg, monkeypatch):
+    # Two tabs would queue for the gl browser's one software GPU process.
+    siblings = []
+    monkeypatch.setattr(PageSession, "sibling", lambda self: siblings.append(self) or PageSession(self._browser, self.shared))
+    two_runs = CASES[6:9]  # two screenshot cases sharing a document, and a click on its own
+    gl = run(worker, cfg, two_runs, profile="gl")[0]
+    assert siblings == []
+    raster = run(worker, cfg, two_runs)[0]
+    assert len(siblings) == 1 and gl == raster
 
 
 def test_the_budget_ends_every_lane(worker, cfg):

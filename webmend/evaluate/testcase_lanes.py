@@ -15,13 +15,10 @@ order one tab would have recorded them in. Budget, deadline and browser are the 
 from __future__ import annotations
 
 import asyncio
-import logging
 
 from webmend.browser.session import PageSession, PageShared
-from webmend.evaluate.testcase_share import run_cases, run_shared, share_groups, shared_document
+from webmend.evaluate.testcase_share import planned_groups, run_cases, run_shared, shared_document
 from webmend.evaluate.testcases import not_run, run_test_case
-
-log = logging.getLogger(__name__)
 
 SHARED, OWN = 0, 1  # a case's shared document comes before a document of its own (run_cases)
 
@@ -29,7 +26,7 @@ SHARED, OWN = 0, 1  # a case's shared document comes before a document of its ow
 async def run_cases_in_lanes(session: PageSession, cases: list, done: dict[int, dict]) -> list[dict]:
     """run_cases (same arguments, same records) over cfg.test_case_lanes tabs of a raster page."""
     cfg = session.cfg
-    groups = share_groups(cases, done, cfg.limits.max_wait_ms) if cfg.share_observation_documents else {}
+    groups = planned_groups(cfg, cases, done)
     grouped = {j for members in groups.values() for j in members}
     runs = [i for i, case in enumerate(cases) if i not in done and (i in groups or i not in grouped)]
     lanes = min(cfg.test_case_lanes if session.shared.profile == "raster" else 1, len(runs))

@@ -90,12 +90,16 @@ def share_groups(cases: list, skip, max_wait_ms: float) -> dict[int, list[int]]:
     return {min(members): sorted(members) for _, members in chains if len(members) > 1}
 
 
+def planned_groups(cfg, cases: list, done: dict[int, dict]) -> dict[int, list[int]]:
+    """share_groups for these cases under `cfg` (none when sharing is off)."""
+    return share_groups(cases, done, cfg.limits.max_wait_ms) if cfg.share_observation_documents else {}
+
+
 async def run_cases(session: PageSession, cases: list, done: dict[int, dict]) -> list[dict]:
     """Every test case on its own fresh document, except groups of cases with the same timeline
     (share_groups), which share one; `done`: records of cases already run (by index). A case its
     group gave back runs at its own turn. Once the page's budget is gone the rest are not run."""
-    cfg = session.cfg
-    groups = share_groups(cases, done, cfg.limits.max_wait_ms) if cfg.share_observation_documents else {}
+    groups = planned_groups(session.cfg, cases, done)
     decided = dict(done)
     tests = []
     for i, case in enumerate(cases):
