@@ -3,7 +3,10 @@ evidence as one tab, in real Chromium; the page's budget ends every lane."""
 
 from __future__ import annotations
 
+import asyncio
 import time
+
+import pytest
 
 from conftest import case
 from test_testcase_share import CASES, TICKER, js
@@ -11,7 +14,7 @@ from test_testcase_share import CASES, TICKER, js
 from webmend.browser.evidence import PageEvents
 from webmend.browser.network import MAX_RECORDED, NetworkLog, RequestPolicy
 from webmend.browser.session import PageSession, PageShared
-from webmend.evaluate.testcase_lanes import run_cases_in_lanes
+from webmend.evaluate.testcase_lanes import _all, run_cases_in_lanes
 
 # Every document logs an error, throws, and asks for an offsite image, each named by its
 # address, so the page's evidence says in which order the documents were recorded.
@@ -97,3 +100,26 @@ def test_absorbed_evidence_is_recorded_evidence():
     a.absorb(b)
     assert a.to_dict() == whole_log.to_dict()
     assert len(a.blocked) == MAX_RECORDED and a.blocked_total == MAX_RECORDED + 20
+
+
+def test_a_lane_that_fails_stops_the_others_before_the_failure_goes_up():
+    """A browser-level error in one lane (the lanes catch every per-case failure) cancels the
+    other lanes, which are done by the time the error reaches the caller."""
+    ended = []
+
+    async def fails():
+        await asyncio.sleep(0.01)
+        raise RuntimeError("browser closed")
+
+    async def waits():
+        try:
+            await asyncio.sleep(60)
+        finally:
+            ended.append("cancelled")
+
+    async def main():
+        with pytest.raises(RuntimeError, match="browser closed"):
+            await _all([fails(), waits()])
+        return list(ended)
+
+    assert asyncio.run(main()) == ["cancelled"]
