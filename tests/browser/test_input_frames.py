@@ -141,3 +141,27 @@ document.getElementById('js').addEventListener('click', () => {
         case({"action": "click", "selector": "#js"}, at_end, id="js"),
     ]})
     assert [t["passed"] for t in res["tests"]] == [True, True], res["tests"]
+
+
+MOVES = """<!doctype html><html lang=en><head><title>moves</title></head><body><script>
+window.moves = [];
+for (const t of ['mousemove', 'pointermove', 'mouseover']) addEventListener(t, e => moves.push([t, e.clientX, e.clientY]));
+</script><p>listens</p></body></html>"""
+
+
+def test_no_made_up_pointer_move_reaches_a_loading_document(worker, cfg):
+    # Loaded back to back, nearly every document got a trusted move to (0, 0) from Chromium
+    # while it started up (before init.js held them back); moves the evaluator makes after the
+    # load still arrive.
+    async def steps(s):
+        seen = []
+        for k in range(6):
+            await s.load(k + 2)
+            seen.append(await s.main_eval("moves.length"))
+        await s.page.mouse.move(40, 30)
+        await s.pointer_landed()
+        return seen, await s.main_eval("moves.filter(m => m[0] === 'mousemove')")
+
+    (seen, after), _ = drive_session(worker, cfg, MOVES, steps)
+    assert seen == [0] * 6
+    assert after == [["mousemove", 40, 30]]

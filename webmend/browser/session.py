@@ -27,7 +27,10 @@ log = logging.getLogger(__name__)
 
 # Resolves once the document is complete. Its own timer tasks run between the page's tasks, so
 # the load event's task, which sets readyState, has run all the page's load handlers by then.
-LOADED_JS = "new Promise(r => { const poll = () => document.readyState === 'complete' ? r(true) : setTimeout(poll, 5); poll(); })"
+LIVE_EVENT = CLOCK_KEY + ":live"  # init.js: pointer moves reach the page from here on
+# Resolves once the document has loaded completely, and then lets pointer moves through to it.
+LOADED_JS = ("new Promise(r => { const poll = () => document.readyState === 'complete' ? r(true) : setTimeout(poll, 5); "
+             "poll(); }).then(done => { document.dispatchEvent(new Event('%s')); return done; })" % LIVE_EVENT)
 
 
 @dataclass
@@ -105,6 +108,7 @@ class PageSession(PageClock, PageFollow, PageWorlds, PageCapture, PageInput):
         init = INIT_JS.replace("__WM_SEED__", str(cfg.sandbox.seed))
         init = init.replace("__WM_CONSOLE_CAP__", str(cfg.limits.max_console_calls))
         init = init.replace("__WM_MAX_WORKERS__", str(cfg.limits.max_workers))
+        init = init.replace("__WM_LIVE_EVENT__", LIVE_EVENT)
         gl = self.shared.profile == "gl"
         init = init.replace("__WM_PIXEL_RATIO__", repr(float(cfg.gl_pixel_ratio)) if gl else "1")
         if cfg.virtual_time:

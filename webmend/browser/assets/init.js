@@ -105,6 +105,21 @@
     window.RTCPeerConnection = Recorded;
     if (window.webkitRTCPeerConnection) window.webkitRTCPeerConnection = Recorded;
   }
+  // Pointer moves the browser makes up while a document loads are held back from the page until
+  // the evaluator has seen the document load completely (its isolated world then dispatches
+  // '__WM_LIVE_EVENT__'). Chromium hands a fresh document a move to (0, 0) when one was pending
+  // as the navigation began; it lands at some point of the page's start-up that depends on wall
+  // time, so a page that registers its mousemove listener early saw it on some runs and not on
+  // others (a shader gallery drew around a different mouse position). Only the top document is
+  // gated: child frames get no such event. The evaluator moves the pointer only after the load.
+  if (window.top === window) {
+    const MOVES = ['pointerover', 'pointerenter', 'pointermove', 'pointerout', 'pointerleave',
+      'mouseover', 'mouseenter', 'mousemove', 'mouseout', 'mouseleave'];
+    let live = false; // a flag, not removeEventListener, which the page may have replaced by then
+    const hold = (e) => { if (!live && e.isTrusted) e.stopImmediatePropagation(); };
+    for (const type of MOVES) addEventListener(type, hold, true);
+    addEventListener('__WM_LIVE_EVENT__', (e) => { live = true; e.stopImmediatePropagation(); }, true);
+  }
   if (navigator.serviceWorker) {
     const sw = navigator.serviceWorker;
     Object.defineProperty(sw, 'register', {
