@@ -148,6 +148,9 @@ async def _do(s: PageSession, action: str, target: dict, hold_ms: int, ro: "Roll
             ro.pointer = PARKED_POINTER if action.startswith("click") else (target["x"], target["y"])
         mouse = s.page.mouse
         await s.guard(mouse.click(target["x"], target["y"]) if not action.startswith("move") else mouse.move(target["x"], target["y"]), action)
+        # The move restyles :hover (and starts its transitions) in Chromium's next real frame;
+        # let that frame come before page time runs, or the transition starts mid-run.
+        await s.pointer_landed()
         await s.advance(hold_ms)
     else:
         key = normalize_key(action)
