@@ -10,8 +10,9 @@ from __future__ import annotations
 import json
 
 import pytest
-from conftest import FIXTURES
+from conftest import FIXTURES, drive_session
 
+from webmend.evaluate.experience.play import _do
 from webmend.evaluate.inputs import RawInput
 from webmend.evaluate.records import evaluate_input
 
@@ -111,7 +112,6 @@ def test_a_page_without_progress_state_is_played_as_a_scene(worker, cfg, tmp_pat
     assert play["outcome"] == "played", play
 
 
-
 HOVERED = """<!doctype html><html lang=en><head><title>hover</title><style>
 #b { position:absolute; left:100px; top:100px; width:120px; height:60px; background:rgb(0,0,0);
      transition: background-color 400ms linear; }
@@ -124,18 +124,28 @@ def test_a_rollout_pointer_move_has_landed_before_page_time_runs(worker, cfg):
     # frame. Before the rollout waited for it, that frame could fall inside the hold, so the
     # transition had run for a different share of it: on a loaded machine landing_saas_001 differed
     # between runs (bench/determinism_sweep.py --busy 1, 3 runs). An idle machine mostly gets the
-    # frame in before the hold anyway, so this pins the behaviour rather than catching the race.
-    from conftest import drive_session
-
-    from webmend.evaluate.experience.play import _do
-
+    # frame in before the hold anyway, so the order of the two calls is checked as well: it is
+    # what fails if the wait goes.
     async def steps(s):
+        calls, landed, advance = [], s.pointer_landed, s.advance
+
+        async def landed_then_note():
+            await landed()
+            calls.append("landed")
+
+        async def advance_and_note(ms):
+            calls.append("advance")
+            await advance(ms)
+
         seen = []
         for k in range(10):
             await s.load(k + 2)
+            s.pointer_landed, s.advance = landed_then_note, advance_and_note
             await _do(s, "move", {"x": 160, "y": 130}, hold_ms=100)
+            s.pointer_landed, s.advance = landed, advance
             seen.append(await s.main_eval("getComputedStyle(b).backgroundColor"))
-        return seen
+        return seen, calls
 
-    seen, _ = drive_session(worker, cfg, HOVERED, steps)
-    assert seen == [seen[0]] * 10 and seen[0] == "rgb(50, 50, 50)"
+    (seen, calls), _ = drive_session(worker, cfg, HOVERED, steps)
+    assert calls == ["landed", "advance"] * 10
+    assert seen == ["rgb(50, 50, 50)"] * 10  # the transition ran for exactly the 100 ms hold of 400
