@@ -68,11 +68,57 @@ def _layout(probe: dict) -> float:
     return sum(ok) / len(ok)
 
 
-def rendering(ev: dict, status: str) -> float:
+def rendering_terms(ev: dict, status: str) -> dict[str, float]:
+    """Rendering's terms, each 0..1 (weighted: visible 0.4, errors 0.3, layout 0.2, stable 0.1)."""
     probe, events = ev.get("probe") or {}, ev.get("events") or {}
     stalled = (probe.get("motion") or {}).get("stalled")
     stable = 0.0 if status in ("crashed", "resource_limit") or probe.get("load_hang") else 0.5 if stalled else 1.0
-    return 0.4 * _visible(probe) + 0.3 * _error_health(events) + 0.2 * _layout(probe) + 0.1 * stable
+    return {"visible": _visible(probe), "no_errors": _error_health(events), "layout": _layout(probe), "stable": stable}
+
+
+def rendering(ev: dict, status: str) -> float:
+    t = rendering_terms(ev, status)
+    return 0.4 * t["visible"] + 0.3 * t["no_errors"] + 0.2 * t["layout"] + 0.1 * t["stable"]
+
+
+# What the fast visual-design estimate counts, in a sentence a repair prompt can carry.
+VISUAL_ESTIMATE_TERMS = (
+    "styled = number of CSS rules (60+ = 1), viewport = a viewport meta, font = not the browser default font, "
+    "mobile = no sideways overflow on a phone, palette = distinct background colours (2-14 = 1, one = 0.4, "
+    "15+ = 0.6), hierarchy = distinct font sizes (4+ = 1), hover = hover rules (4+ = 1); their weighted mean "
+    "is scaled by legible (text with enough contrast, not tiny) and intact (text not overlapping)")
+
+# The deterministic visual-design estimate's presentation terms and their weights; legibility and
+# intactness scale the whole (visual_design_terms).
+PRESENTATION_WEIGHTS = {"styled": 0.15, "viewport": 0.10, "font": 0.10, "mobile": 0.10, "palette": 0.10,
+                        "hierarchy": 0.10, "hover": 0.05}
+
+
+def visual_design_terms(ev: dict) -> dict[str, float] | None:
+    """The estimate's terms, each 0..1; None when nothing visible was measured (estimate 0).
+
+    styled: CSS rules (log scale, 60 rules = 1); viewport: a viewport meta; font: not the browser's
+    default font; mobile: no sideways overflow on a phone; palette: distinct background colours
+    (0 none, 0.4 one, 1 for 2-14, 0.6 more); hierarchy: distinct font sizes (4+ = 1); hover: hover
+    rules (4+ = 1); legible: text with enough contrast and not tiny; intact: text not overlapping.
+    """
+    probe, facts = ev.get("probe") or {}, ev.get("static") or {}
+    d = probe.get("design")
+    if not d or _visible(probe) == 0:
+        return None
+    n = max(1, d["textElements"])
+    bgs = d["backgrounds"]
+    return {
+        "styled": _clamp(math.log1p(d["cssRules"]) / math.log(61)),
+        "viewport": 1.0 if facts.get("has_viewport_meta") else 0.0,
+        "font": 0.0 if d["defaultFont"] else 1.0,
+        "mobile": _overflow_ok(probe, "overflow_mobile"),
+        "palette": 0.0 if bgs == 0 else 0.4 if bgs == 1 else 1.0 if bgs <= 14 else 0.6,
+        "hierarchy": _clamp((d["fontSizes"] - 1) / 3),
+        "hover": _clamp(d["hoverRules"] / 4),
+        "legible": _clamp(1 - d["lowContrast"] / n) * (1 - 0.5 * _clamp(d["smallText"] / n)),
+        "intact": _clamp(1 - d["overlaps"] / max(3.0, 0.2 * n)),
+    }
 
 
 def visual_design_estimate(ev: dict) -> float:
@@ -81,26 +127,12 @@ def visual_design_estimate(ev: dict) -> float:
     Presentation (styling, type, palette, responsiveness) is scaled by legibility: text that
     cannot be read or that overlaps other text spoils a design however much CSS it has.
     """
-    probe, facts = ev.get("probe") or {}, ev.get("static") or {}
-    d = probe.get("design")
-    if not d or _visible(probe) == 0:
+    t = visual_design_terms(ev)
+    if t is None:
         return 0.0
-    n = max(1, d["textElements"])
-    bgs = d["backgrounds"]
-    presentation = {
-        "styled": (0.15, _clamp(math.log1p(d["cssRules"]) / math.log(61))),
-        "viewport": (0.10, 1.0 if facts.get("has_viewport_meta") else 0.0),
-        "font": (0.10, 0.0 if d["defaultFont"] else 1.0),
-        "mobile": (0.10, _overflow_ok(probe, "overflow_mobile")),
-        "palette": (0.10, 0.0 if bgs == 0 else 0.4 if bgs == 1 else 1.0 if bgs <= 14 else 0.6),
-        "hierarchy": (0.10, _clamp((d["fontSizes"] - 1) / 3)),
-        "hover": (0.05, _clamp(d["hoverRules"] / 4)),
-    }
-    weight = sum(w for w, _ in presentation.values())
-    look = sum(w * v for w, v in presentation.values()) / weight
-    legible = _clamp(1 - d["lowContrast"] / n) * (1 - 0.5 * _clamp(d["smallText"] / n))
-    intact = _clamp(1 - d["overlaps"] / max(3.0, 0.2 * n))
-    return look * (0.3 + 0.7 * legible * intact)
+    weight = sum(PRESENTATION_WEIGHTS.values())
+    look = sum(w * t[k] for k, w in PRESENTATION_WEIGHTS.items()) / weight
+    return look * (0.3 + 0.7 * t["legible"] * t["intact"])
 
 
 def _controls(probe: dict) -> tuple[int, int]:
@@ -154,37 +186,55 @@ def _probe_functionality(ev: dict, interactive: bool) -> float:
     return 0.3 * _visible(probe) + 0.2 * _error_health(events) + 0.5 * _behaviour(ev, interactive)
 
 
-def interaction(ev: dict, cfg: EvalConfig) -> float:
+def interaction_terms(ev: dict, cfg: EvalConfig) -> dict[str, float]:
+    """Interaction's terms, each 0..1 (weighted: responsive 0.45, keys 0.15, hover 0.1, prompt 0.1,
+    no_hangs 0.2; a game's rollout outcome, play, takes 0.2 of the whole when layer 3 played one)."""
     probe = ev.get("probe") or {}
     tried, worked = _controls(probe)
-    responsive = worked / tried if tried else (1.0 if probe.get("keys_responsive") else 0.0)
-    hangs = (ev.get("events") or {}).get("hangs") or []
-    hover = 1.0 if (probe.get("design") or {}).get("hoverRules") or any(c.get("hover_changed") for c in probe.get("controls") or []) else 0.0
-    keys = 1.0 if probe.get("keys_responsive") or tried else 0.0
     latencies = [c["latency_ms"] for c in probe.get("controls") or [] if c.get("responded") and c.get("latency_ms")]
-    prompt = 0.0 if any(ms > cfg.scoring.slow_response_ms for ms in latencies) else 1.0
-    base = 0.45 * responsive + 0.15 * keys + 0.1 * hover + 0.1 * prompt + 0.2 * (0.0 if hangs else 1.0)
+    terms = {
+        "responsive": worked / tried if tried else (1.0 if probe.get("keys_responsive") else 0.0),
+        "keys": 1.0 if probe.get("keys_responsive") or tried else 0.0,
+        "hover": 1.0 if (probe.get("design") or {}).get("hoverRules")
+        or any(c.get("hover_changed") for c in probe.get("controls") or []) else 0.0,
+        "prompt": 0.0 if any(ms > cfg.scoring.slow_response_ms for ms in latencies) else 1.0,
+        "no_hangs": 0.0 if (ev.get("events") or {}).get("hangs") else 1.0,
+    }
     play = _play(ev)
-    return base if play is None else 0.8 * base + 0.2 * play
+    if play is not None:
+        terms["play"] = play
+    return terms
 
 
-def code_quality(ev: dict) -> float:
+def interaction(ev: dict, cfg: EvalConfig) -> float:
+    t = interaction_terms(ev, cfg)
+    base = 0.45 * t["responsive"] + 0.15 * t["keys"] + 0.1 * t["hover"] + 0.1 * t["prompt"] + 0.2 * t["no_hangs"]
+    return base if "play" not in t else 0.8 * base + 0.2 * t["play"]
+
+
+def code_quality_terms(ev: dict) -> dict[str, float]:
+    """Code quality's ten checks, each 0 or 1 (equal weights)."""
     f = ev.get("static") or {}
     events = ev.get("events") or {}
     semantic = sum(1 for t in ("header", "nav", "main", "section", "article", "footer") if (f.get("semantic_tags") or {}).get(t))
-    checks = [
-        bool(f.get("doctype")),
-        bool(f.get("lang")),
-        bool(f.get("title")),
-        bool(f.get("has_viewport_meta")),
-        bool(f.get("charset_declared")),
-        semantic >= 2,
-        f.get("images_without_alt", 0) == 0,
-        events.get("page_error_count", 0) == 0,
-        f.get("size_bytes", 0) < 500_000,
-        f.get("inline_event_handlers", 0) <= 5,
-    ]
-    return sum(checks) / len(checks)
+    checks = {
+        "doctype": bool(f.get("doctype")),
+        "lang": bool(f.get("lang")),
+        "title": bool(f.get("title")),
+        "viewport_meta": bool(f.get("has_viewport_meta")),
+        "charset": bool(f.get("charset_declared")),
+        "semantic_tags": semantic >= 2,
+        "img_alt": f.get("images_without_alt", 0) == 0,
+        "no_page_errors": events.get("page_error_count", 0) == 0,
+        "size_ok": f.get("size_bytes", 0) < 500_000,
+        "few_inline_handlers": f.get("inline_event_handlers", 0) <= 5,
+    }
+    return {k: float(v) for k, v in checks.items()}
+
+
+def code_quality(ev: dict) -> float:
+    checks = code_quality_terms(ev)
+    return sum(checks.values()) / len(checks)
 
 
 def dimension_budgets(cfg: EvalConfig, interactive: bool) -> dict[str, float | None]:
@@ -228,3 +278,31 @@ def apply_judge(score: dict | None, verdict: dict | None) -> dict | None:
         out["functionality"] = round(float(verdict["functionality"]), 3)
     out["total"] = round(sum(v for k, v in out.items() if k != "total" and v is not None), 3)
     return out
+
+
+def functionality_terms(ev: dict, interactive: bool) -> dict[str, float]:
+    """Functionality's source: the test cases' weighted pass rate, else the contract's reward, else
+    the probes (visible 0.3, no_errors 0.2, behaviour 0.5)."""
+    rate = weighted_pass_rate(ev.get("tests") or [])
+    if rate is not None:
+        return {"tests_passed": rate}
+    reward = (ev.get("contract") or {}).get("reward")
+    if reward is not None:
+        return {"contract_reward": reward}
+    probe, events = ev.get("probe") or {}, ev.get("events") or {}
+    return {"visible": _visible(probe), "no_errors": _error_health(events), "behaviour": _behaviour(ev, interactive)}
+
+
+def score_terms(record: dict, cfg: EvalConfig) -> dict[str, dict[str, float]]:
+    """{dimension: {term: 0..1}} behind a result record's fast-mode score, from its stored evidence:
+    what a repair rejection names when a dimension moved. Empty for unscored records."""
+    if record.get("status") not in SCORED_STATUSES or not record.get("evidence"):
+        return {}
+    ev = {**record["evidence"], "tests": record.get("tests") or [], "contract": record.get("contract"),
+          "status": record["status"]}
+    interactive = bool(record.get("interactive"))
+    terms = {"rendering": rendering_terms(ev, record["status"]), "visual_design": visual_design_terms(ev) or {},
+             "functionality": functionality_terms(ev, interactive), "code_quality": code_quality_terms(ev)}
+    if interactive:
+        terms["interaction"] = interaction_terms(ev, cfg)
+    return {d: {k: round(v, 4) for k, v in t.items()} for d, t in terms.items()}

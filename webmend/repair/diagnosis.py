@@ -6,10 +6,10 @@ from the repair history so far; `as_text` renders it for a repair prompt.
 
 from __future__ import annotations
 
-import json
-
 from webmend.config import EvalConfig
 from webmend.evaluate.scoring import dimension_budgets
+from webmend.evaluate.unpassable import unpassable_step
+from webmend.repair.evidence import as_text  # noqa: F401  (D(h) as text; re-exported)
 from webmend.schemas.repair import Diagnosis, HistoryEntry
 from webmend.schemas.vocab import DIMENSIONS, VIEWPORTS
 
@@ -18,7 +18,10 @@ _STATIC_KEYS = ("doctype", "title", "lang", "has_viewport_meta", "charset_declar
                 "uses_webgl", "uses_raf", "external_resources", "size_bytes", "script_count", "module_scripts")
 
 
-def diagnose(record: dict, cfg: EvalConfig, history: list[HistoryEntry] | None = None) -> Diagnosis:
+def diagnose(record: dict, cfg: EvalConfig, history: list[HistoryEntry] | None = None,
+             item: dict | None = None) -> Diagnosis:
+    """`item` (the task's test-case item, when known) gives each failed test its steps and tells
+    the checks no correct page can pass (webmend/evaluate/unpassable.py) from the page's defects."""
     score = record.get("score") or {}
     evidence = record.get("evidence") or {}
     summary = record.get("trace_summary") or {}
@@ -27,12 +30,12 @@ def diagnose(record: dict, cfg: EvalConfig, history: list[HistoryEntry] | None =
     dims = {d: score.get(d) for d in DIMENSIONS}
     shortfall = _shortfall(dims, dimension_budgets(cfg, bool(record.get("interactive"))))
     tests = record.get("tests") or []
+    failed, unpassable = _failed_tests(tests, item or {})
     return Diagnosis(
         id=record["id"], status=record["status"], total=score.get("total"), state=record.get("state"),
         dimensions=dims, shortfall=shortfall,
         limiting_dimension=max(shortfall, key=shortfall.get) if any(shortfall.values()) else None,
-        failed_tests=[{k: t.get(k) for k in ("id", "name", "weight", "failed_step", "failed_action", "error")}
-                      for t in tests if not t["passed"]],
+        failed_tests=failed, unpassable_tests=unpassable,
         passing_tests=[t["id"] for t in tests if t["passed"]],
         rendered=bool(summary.get("rendered")),
         console_errors=_messages(events.get("console_errors")),
@@ -48,6 +51,47 @@ def diagnose(record: dict, cfg: EvalConfig, history: list[HistoryEntry] | None =
         history=list(history or []),
         **_contract(record.get("contract")),
     )
+
+
+def _failed_tests(tests: list[dict], item: dict) -> tuple[list[dict], list[dict]]:
+    """(failed test cases a page can pass, failed ones no page can pass), each with its steps."""
+    cases = {str(c.get("id")): c for c in item.get("test_cases") or [] if isinstance(c, dict)}
+    failed, unpassable = [], []
+    for t in tests:
+        if t["passed"]:
+            continue
+        out = {k: t.get(k) for k in ("id", "name", "weight", "failed_step", "failed_action", "error")}
+        case = cases.get(str(t["id"]))
+        if case is None:
+            failed.append(out)
+            continue
+        steps = [s for s in case.get("steps") or []] if isinstance(case.get("steps"), list) else []
+        out["steps"] = steps
+        out["compared_with"] = _compared_with(steps, t.get("failed_step"))
+        flag = unpassable_step(case, item, t.get("error"), t.get("failed_step"))
+        if flag is not None and flag.step == t.get("failed_step"):
+            unpassable.append({**out, "rule": flag.rule, "unpassable_step": flag.step, "reason": flag.reason})
+        else:
+            failed.append(out)
+    return failed, unpassable
+
+
+def unpassable_ids(record: dict, item: dict | None) -> list[str]:
+    """Ids of the record's failed test cases that no correct page can pass."""
+    return [t["id"] for t in _failed_tests(record.get("tests") or [], item or {})[1]]
+
+
+def _compared_with(steps: list, failed: int | None) -> dict | None:
+    """For a failed screenshot comparison: the capture it compared with and the steps run since."""
+    if failed is None or not 0 <= failed < len(steps) or not isinstance(steps[failed], dict):
+        return None
+    if steps[failed].get("action") != "assert_screenshot_changed":
+        return None
+    capture = max((i for i in range(failed) if isinstance(steps[i], dict) and steps[i].get("action") == "screenshot"),
+                  default=None)
+    if capture is None:
+        return {"capture_step": None, "label": None, "between": []}
+    return {"capture_step": capture, "label": steps[capture].get("label"), "between": steps[capture + 1:failed]}
 
 
 def _contract(result: dict | None) -> dict:
@@ -126,31 +170,3 @@ def _requirements(judge: dict | None) -> list[dict]:
     audit = (judge or {}).get("requirements") or []  # JudgeResult.requirements
     return [{"requirement": str(r.get("requirement", ""))[:300], "status": str(r.get("status", "")),
              "evidence": str(r.get("evidence", ""))[:300]} for r in audit if isinstance(r, dict)]
-
-
-def as_text(d: Diagnosis) -> str:
-    """The diagnosis for a prompt: compact lines, empty sections left out."""
-    lines = [f"status: {d.status}; score {d.total}; state {d.state}; limiting dimension: {d.limiting_dimension}"]
-    for t in d.failed_tests:
-        lines.append(f"FAILED test {t.id} ({t.name}): step {t.failed_step} {t.failed_action}: {t.error}")
-    if d.page_errors or d.console_errors:
-        lines.append("JS errors: " + "; ".join(d.page_errors + d.console_errors))
-    for name, v in d.layout.items():
-        if v["overflow"] or v["offscreen_controls"] or v["unreadable_text"]:
-            lines.append(f"layout {name}: {json.dumps(v, sort_keys=True)[:400]}")
-    if d.controls.dead:
-        lines.append("controls that did nothing: " + ", ".join(f"{c.selector} ({c.label!r})" for c in d.controls.dead[:10]))
-    g = d.game
-    if g.detected:
-        lines.append(f"game/flow: outcome {g.outcome}; start {g.start_action}; stalled {g.loop_stalled}; "
-                     f"blank canvas {g.canvas_blank}; no state change {g.no_state_change}; keys that worked {g.keys_worked}")
-    if d.cdn_misses or d.blocked_requests:
-        lines.append(f"missing libraries: {d.cdn_misses}; blocked requests: {d.blocked_requests[:5]}")
-    for t in d.failed_transitions:
-        lines.append(f"{t.status.upper()} contract transition {t.id}: step {t.failed_step}: {t.reason}")
-    for r in d.unmet_requirements:
-        lines.append(f"unmet {r.kind} requirement {r.id}: {r.text} (score {r.score:.2f})")
-    for r in d.requirements:
-        if r.status != "done":
-            lines.append(f"requirement {r.status}: {r.requirement} ({r.evidence})")
-    return "\n".join(lines)

@@ -22,14 +22,16 @@ from webmend.config import RepairConfig
 from webmend.evaluate.page import EarlyRejected
 from webmend.llm.limits import SpendCapReached
 from webmend.repair import acceptance
+from webmend.evaluate.scoring import score_terms
 from webmend.repair.candidates import Candidate, operator_candidates
-from webmend.repair.diagnosis import diagnose
+from webmend.repair.changes import diff_summary
+from webmend.repair.diagnosis import diagnose, unpassable_ids
 from webmend.repair.evaluation import evaluate_html
 from webmend.repair.operators import BY_NAME
 from webmend.repair.precheck import precheck
 from webmend.repair.router import not_repairable, route
 from webmend.schemas.hashing import sha256_hex
-from webmend.schemas.repair import Attempt, HistoryEntry, RepairRecord, RouteDecision
+from webmend.schemas.repair import Attempt, HistoryEntry, RepairRecord, RouteDecision, TermMove
 from webmend.schemas.vocab import DIMENSIONS
 from webmend.schemas.contract import Contract, contract_hash
 
@@ -81,6 +83,7 @@ class _State:
     seen: set[str] = field(default_factory=set)
     rejected_operator_sets: set[tuple[str, ...]] = field(default_factory=set)
     llm_calls: int = 0
+    item: dict | None = None  # the task's item: test-case steps for D(h), and which checks no page can pass
     # Evaluated candidates rejected for a regression, by content hash: export's hard negatives
     # (a preference pair's rejected side). Not journaled: a resumed run keeps only its new ones.
     regressions: dict[str, str] = field(default_factory=dict)
@@ -108,6 +111,7 @@ def repair_page(page: str, item: dict | None, evaluation: dict, cfg: RepairConfi
     original = Checkpoint(0, page, evaluation)
     st = _resume(journal, original) or _State(checkpoint=original, score_path=[original.total],
                                                seen={original.content_hash})
+    st.item = item
     stop = _run_rounds(st, cfg, llm, evaluate, journal, progress, judge)
     return _trace(st, original, stop, cfg, time.perf_counter() - started)
 
@@ -127,7 +131,7 @@ def _evaluator(item, cfg: RepairConfig, worker, page_id: str, keyframes_to):
 
 
 def _run_rounds(st: _State, cfg: RepairConfig, llm, evaluate, journal, progress, judge=None) -> str:
-    first = diagnose(st.checkpoint.record, cfg.evaluation)
+    first = diagnose(st.checkpoint.record, cfg.evaluation, item=st.item)
     if (untouched := not_repairable(first, cfg)) is not None:
         st.routes.append(route(first, cfg, 0))
         return untouched[0]
@@ -139,7 +143,7 @@ def _run_rounds(st: _State, cfg: RepairConfig, llm, evaluate, journal, progress,
         if st.stale_rounds >= cfg.patience:
             return "patience"
         round_no = st.rounds + 1
-        diag = diagnose(st.checkpoint.record, cfg.evaluation, _history(st))
+        diag = diagnose(st.checkpoint.record, cfg.evaluation, _history(st), st.item)
         decision = route(diag, cfg, round_no)
         candidates = operator_candidates(diag, st.checkpoint.html, st.rejected_operator_sets, cfg)
         room = cfg.candidates_per_round - len(candidates)
@@ -177,6 +181,7 @@ def _try(st: _State, cand: Candidate, round_no: int, n: int, evaluate, cfg: Repa
         return Attempt(**base, content_hash=None, accepted=False, reason=cand.error, score_after=None,
                        dimensions={}, tests_fixed=[], tests_broken=[], eval_s=0.0)
     chash = sha256_hex(cand.html)
+    base["changes"] = diff_summary(st.checkpoint.html, cand.html)
     if chash in st.seen:
         return Attempt(**base, content_hash=chash, accepted=False, reason="identical to an earlier candidate",
                        score_after=None, dimensions={}, tests_fixed=[], tests_broken=[], eval_s=0.0)
@@ -196,7 +201,7 @@ def _try(st: _State, cand: Candidate, round_no: int, n: int, evaluate, cfg: Repa
                        score_after=None, dimensions={}, tests_fixed=[], tests_broken=[str(exc.test.get("id"))],
                        eval_s=round(time.perf_counter() - t0, 3))
     eval_s = round(time.perf_counter() - t0, 3)
-    verdict = acceptance.judge(record, st.checkpoint.record, cfg, _fix_verified(cand, record, cfg))
+    verdict = acceptance.judge(record, st.checkpoint.record, cfg, _fix_verified(cand, record, cfg, st.item))
     revived, died = _control_flips(st.checkpoint.record, record)
     feedback = None
     if judge is not None:
@@ -207,7 +212,7 @@ def _try(st: _State, cand: Candidate, round_no: int, n: int, evaluate, cfg: Repa
     attempt = Attempt(**base, visual_feedback=feedback, content_hash=chash, accepted=verdict.accepted, reason=verdict.reason,
                       score_after=acceptance.total(record), dimensions=_dims(st.checkpoint.record, record),
                       tests_fixed=list(verdict.tests_fixed), tests_broken=list(verdict.tests_broken),
-                      controls_revived=revived, controls_died=died, eval_s=eval_s)
+                      terms_moved=_terms_moved(st.checkpoint.record, record, cfg), controls_revived=revived, controls_died=died, eval_s=eval_s)
     if not verdict.accepted and verdict.reason.startswith("regression"):
         st.regressions[chash] = cand.html
     if verdict.accepted:
@@ -217,10 +222,10 @@ def _try(st: _State, cand: Candidate, round_no: int, n: int, evaluate, cfg: Repa
     return attempt
 
 
-def _fix_verified(cand: Candidate, record: dict, cfg: RepairConfig) -> bool | None:
+def _fix_verified(cand: Candidate, record: dict, cfg: RepairConfig, item: dict | None) -> bool | None:
     if not cand.operators:
         return None
-    after = diagnose(record, cfg.evaluation)
+    after = diagnose(record, cfg.evaluation, item=item)
     return all(BY_NAME[name].detect(after, cand.html) is None for name in cand.operators)
 
 
@@ -246,9 +251,18 @@ def _dims(before: dict, after: dict) -> dict:
     return {d: {"before": b.get(d), "after": a.get(d)} for d in DIMENSIONS}
 
 
+def _terms_moved(before: dict, after: dict, cfg: RepairConfig) -> list[TermMove]:
+    """Why a dimension moved, below the dimension: each scoring term (0..1) that changed."""
+    b, a = score_terms(before, cfg.evaluation), score_terms(after, cfg.evaluation)
+    return [TermMove(dimension=dim, term=term, before=b.get(dim, {}).get(term), after=a.get(dim, {}).get(term))
+            for dim in DIMENSIONS for term in sorted({*b.get(dim, {}), *a.get(dim, {})})
+            if b.get(dim, {}).get(term) != a.get(dim, {}).get(term)]
+
+
 def _history(st: _State) -> list[HistoryEntry]:
     return [HistoryEntry(round=a.round, strategy=a.strategy, name=a.name, accepted=a.accepted, reason=a.reason,
-                         score_after=a.score_after) for a in st.attempts]
+                         score_after=a.score_after, changes=a.changes, tests_fixed=a.tests_fixed,
+                         tests_broken=a.tests_broken) for a in st.attempts]
 
 
 def _trace(st: _State, original: Checkpoint, stop: str, cfg: RepairConfig, elapsed: float) -> RepairTrace:
@@ -261,17 +275,17 @@ def _trace(st: _State, original: Checkpoint, stop: str, cfg: RepairConfig, elaps
         original_score=original.total, final_score=best.total,
         original_state=original.record.get("state"), final_state=best.record.get("state"),
         best_round=best.round, rounds=st.rounds, stop_reason=stop, attempts=st.attempts, routes=st.routes,
-        checkpoints=[_ref(c) for c in [original, *st.checkpoints]],
-        score_path=st.score_path, diagnosis=diagnose(original.record, ev),
-        final_diagnosis=diagnose(best.record, ev, _history(st)) if best is not original else None,
+        checkpoints=[_ref(c, st.item) for c in [original, *st.checkpoints]],
+        score_path=st.score_path, diagnosis=diagnose(original.record, ev, item=st.item),
+        final_diagnosis=diagnose(best.record, ev, _history(st), st.item) if best is not original else None,
         llm_calls=st.llm_calls, cost_usd=round(sum(costs), 6) if costs else None, page=None,
         keyframes_before=_frames(original.record), keyframes_after=_frames(best.record), elapsed_s=round(elapsed, 3),
     )
     return RepairTrace(rec.model_dump(mode="json"), best, st.checkpoints, original, dict(st.regressions))
 
 
-def _ref(c: Checkpoint) -> dict:
-    return {"round": c.round, "content_hash": c.content_hash, "parent_hash": c.parent_hash, "score": c.total,
+def _ref(c: Checkpoint, item: dict | None) -> dict:
+    return {"unpassable_tests": unpassable_ids(c.record, item), "round": c.round, "content_hash": c.content_hash, "parent_hash": c.parent_hash, "score": c.total,
             "state": c.record.get("state"), "status": c.record.get("status"), "flags": list(c.record.get("flags") or []),
             **_contract_ref(c.record)}
 

@@ -16,6 +16,7 @@ from webmend.extract import extract_page
 from webmend.llm.cache import ResponseCache, cache_key
 from webmend.llm.client import LLMClient, LLMError
 from webmend.repair.candidates import Candidate
+from webmend.repair.changes import diff_summary
 from webmend.repair.patches import PatchError, apply_patches, parse_patches
 from webmend.repair.prompts import build_messages
 from webmend.repair.router import mode_of
@@ -40,8 +41,11 @@ class RepairModel:
     def name(self) -> str:
         return self.client.model
 
+    def key(self, messages: list[dict]) -> str:
+        return cache_key(self.client.model, self.params, messages)
+
     def ask(self, messages: list[dict]) -> Answer:
-        key = cache_key(self.client.model, self.params, messages)
+        key = self.key(messages)
         hit = self.cache.get(key) if self.cache is not None else None
         if hit is not None:
             return Answer(hit["text"], {**hit["usage"], "cost_usd": 0.0, "cache_hit": True})
@@ -55,28 +59,41 @@ class RepairModel:
 
 
 def llm_proposer(model: RepairModel, rcfg: RepairConfig, task: str = ""):
-    """propose(decision, checkpoint, diagnosis, attempts) -> one Candidate per admitted strategy."""
+    """propose(decision, checkpoint, diagnosis, attempts) -> one Candidate per admitted strategy.
+
+    The strategies of a round are asked in order, each told what the earlier ones changed, so the
+    second is not a copy of the first; a request identical to one already sent is not sent again
+    (the cache would hand back the same answer, already evaluated)."""
+    asked: set[str] = set()
 
     def propose(decision, checkpoint, d, attempts) -> list[Candidate]:
-        return [_one(model, rcfg, s, decision, checkpoint, d, task, attempts) for s in decision.strategies]
+        out: list[Candidate] = []
+        for strategy in decision.strategies:
+            siblings = [f"{c.strategy}: {diff_summary(checkpoint.html, c.html)}" for c in out if c.html is not None]
+            out.append(_one(model, rcfg, strategy, decision, checkpoint, d, task, attempts, siblings, asked))
+        return out
 
     return propose
 
 
 def _one(model: RepairModel, rcfg: RepairConfig, strategy: str, decision, checkpoint, d, task: str,
-         attempts) -> Candidate:
+         attempts, siblings: list[str], asked: set[str]) -> Candidate:
     mode = mode_of(strategy, decision.state)
     messages = build_messages(strategy, mode, d, checkpoint.html, task, attempts, decision.game_layer,
-                              rcfg.max_prompt_html_chars)
+                              rcfg.max_prompt_html_chars, siblings)
 
     def made(html: str | None, error: str = "", usage: dict | None = None, called: bool = True) -> Candidate:
         return Candidate(html=html, strategy=strategy, mode=mode, name=model.name, rule=decision.rule, error=error,
                          usage=usage or {}, llm_call=called)
 
+    key = model.key(messages)
+    if key in asked:
+        return made(None, "not asked: the same request was already answered and its candidate evaluated", called=False)
     try:
         answer = model.ask(messages)
     except LLMError as exc:
         return made(None, f"model call failed ({exc.kind}): {str(exc)[:200]}")
+    asked.add(key)
     called = not answer.usage.get("cache_hit")
     html, error = _page_from(answer.text, mode, checkpoint.html, rcfg)
     return made(html, error, answer.usage, called)

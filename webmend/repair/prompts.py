@@ -7,12 +7,14 @@ to fix, what must be preserved, the strategy's instruction and the current HTML.
 
 from __future__ import annotations
 
-from webmend.repair.diagnosis import as_text
+from webmend.evaluate.scoring import VISUAL_ESTIMATE_TERMS
+from webmend.repair.evidence import attempt_text, other_evidence, problems, unpassable_text
 from webmend.schemas.repair import Attempt, Diagnosis
 
 SYSTEM = ("You repair single-file HTML pages (HTML, CSS and JavaScript in one document). You change what the "
           "evidence shows is broken or missing and keep everything that works. The page runs offline: do not "
-          "add network requests beyond the libraries it already loads.")
+          "add network requests beyond the libraries it already loads. Fix what a user would call a defect; "
+          "never reword visible content or add motion only to satisfy a check.")
 
 INSTRUCTIONS = {
     "holistic_rewrite": "Write a complete new implementation of the task. The current page has no stable base to "
@@ -50,17 +52,27 @@ OUTPUT_RULES = {
 
 
 def build_messages(strategy: str, mode: str, d: Diagnosis, html: str, task: str, attempts: list[Attempt],
-                   game_layer: str | None, max_html_chars: int) -> list[dict]:
+                   game_layer: str | None, max_html_chars: int, siblings: list[str] = ()) -> list[dict]:
+    """`siblings`: what the round's earlier candidates changed; this one must differ from them."""
     parts = [
         f"Strategy selected by the repair controller: {strategy}.",
         f"## Task\n{task or '(no task text given)'}",
         f"## Current page state\nTotal score: {d.total}/100. Dimension scores: "
         + ", ".join(f"{k}={v}" for k, v in d.dimensions.items()),
         "## Previous repair attempts\n" + (_attempts_text(attempts) or "none"),
-        "## Objective probe evidence\n" + as_text(d),
+        "## Problems to fix\n" + ("\n".join(f"- {p}" for p in problems(d)) or "no failed check; see the evidence below"),
+    ]
+    if d.unpassable_tests:
+        parts.append("## Checks no correct page can pass\n" + "\n".join(f"- {unpassable_text(t)}" for t in d.unpassable_tests))
+    parts += [
+        "## Other probe evidence\n" + "\n".join(other_evidence(d)),
         "## Requirement audit\n" + (_requirements_text(d) or "no audit available"),
-        "## Problems to fix\n" + (_problems(d) or "see the evidence above"),
         "## Features that must be preserved\n" + (_preserve(d) or "everything that works now"),
+    ]
+    if siblings:
+        parts.append("## Other candidates this round\nAlready proposed this round (a candidate identical to one of "
+                     "them is discarded unevaluated; propose a different fix):\n" + "\n".join(f"- {x}" for x in siblings))
+    parts += [
         "## Strategy-specific instruction\n" + INSTRUCTIONS[strategy] + _game_text(strategy, game_layer),
         "## Current HTML\n```html\n" + _cut(html, max_html_chars) + "\n```",
         "## Output rule\n" + OUTPUT_RULES[mode],
@@ -69,38 +81,15 @@ def build_messages(strategy: str, mode: str, d: Diagnosis, html: str, task: str,
 
 
 def _attempts_text(attempts: list[Attempt]) -> str:
-    lines = []
-    for a in attempts[-6:]:  # the recent ones: older attempts are summarised by the checkpoint
-        moved = ", ".join(f"{k} {v.before}->{v.after}" for k, v in a.dimensions.items() if v.before != v.after)
-        flips = (f"; tests fixed {a.tests_fixed}" if a.tests_fixed else "") + (
-            f"; tests broken {a.tests_broken}" if a.tests_broken else "")
-        lines.append(f"- round {a.round} {a.strategy} ({a.name}): {'ACCEPTED' if a.accepted else 'rejected'}: "
-                     f"{a.reason}{flips}{'; ' + moved if moved else ''}{_contrast(a)}")
+    recent = attempts[-6:]  # the recent ones: older attempts are summarised by the checkpoint
+    lines = [attempt_text(a) for a in recent]
+    if any(t.dimension == "visual_design" for a in recent for t in a.terms_moved):
+        lines.append("(visual_design here is a fast estimate, not a judge's view: " + VISUAL_ESTIMATE_TERMS + ")")
     return "\n".join(lines)
-
-
-def _contrast(a: Attempt) -> str:
-    bits = []
-    if a.controls_revived:
-        bits.append(f"controls that came alive: {a.controls_revived[:5]}")
-    if a.controls_died:
-        bits.append(f"controls that died: {a.controls_died[:5]}")
-    if a.visual_feedback:
-        bits.append(f"visual comparison: {a.visual_feedback}")
-    return ("; " + "; ".join(bits)) if bits else ""
 
 
 def _requirements_text(d: Diagnosis) -> str:
     return "\n".join(f"- [{r.status}] {r.requirement}: {r.evidence}" for r in d.requirements)
-
-
-def _problems(d: Diagnosis) -> str:
-    items = [f"test case '{t.name or t.id}' fails at step {t.failed_step} ({t.failed_action}): {t.error}"
-             for t in d.failed_tests]
-    items += [f"control {c.label or c.selector!r} does nothing when used" for c in d.controls.dead[:8]]
-    items += [f"uncaught error: {e}" for e in d.page_errors[:5]]
-    items += [f"requirement {r.status}: {r.requirement}" for r in d.requirements if r.status in ("missing", "broken")]
-    return "\n".join(f"- {i}" for i in items)
 
 
 def _preserve(d: Diagnosis) -> str:

@@ -104,6 +104,8 @@ def _header(s: dict, records: list[dict]) -> str:
         _stat("accepted edits", f"{s['accepted']} / {s['attempts']}",
               f"{s['early_rejected']} early-rejected"),
         _stat("LLM calls", str(s["llm_calls"])),
+        _stat("unpassable checks", str(sum(s["unpassable_checks"].values())),
+              ", ".join(f"{_e(k)} {v}" for k, v in s["unpassable_checks"].items()) or "none flagged"),
         _stat("cost", _cost(s["cost_usd"]), f"evaluated candidates: {s['candidate_evaluations']}"),
     ]
     meta = f"stop reasons: {stops}"
@@ -244,6 +246,8 @@ def _attempts(r: dict) -> str:
             ok = a.get("accepted")
             mark = '<span class="ok">✓</span>' if ok else '<span class="no">✗</span>'
             verdict = f'{mark} <span class="reason">{_e(a.get("reason"))}</span>'
+            if a.get("changes"):
+                verdict += f'<br><span class="meta">changed: {_e(a["changes"])}</span>'
             if a.get("early_rejected"):
                 verdict += ' <span class="tag">early-rejected</span>'
             sb, sa = a.get("score_before"), a.get("score_after")

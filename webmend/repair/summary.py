@@ -63,6 +63,12 @@ def operator_counts(records: list[dict]) -> dict[str, dict[str, int]]:
     return {k: dict(v) for k, v in sorted(out.items())}
 
 
+def unpassable_counts(records: list[dict]) -> dict[str, int]:
+    """Failed test cases of the original pages that no correct page can pass, by rule."""
+    rules = Counter(t["rule"] for r in records for t in (r.get("diagnosis") or {}).get("unpassable_tests") or [])
+    return dict(sorted(rules.items()))
+
+
 def summarize_repairs(records: Iterable[dict], elapsed_s: float) -> dict:
     records = list(records)
     scored = [r for r in records if r["original_score"] is not None]
@@ -78,6 +84,7 @@ def summarize_repairs(records: Iterable[dict], elapsed_s: float) -> dict:
         "transitions": transitions(records),
         "lift_by_strategy": lift_by_strategy(records),
         "operators": operator_counts(records),
+        "unpassable_checks": unpassable_counts(records),
         "attempts": len(attempts),
         "accepted": sum(1 for a in attempts if a["accepted"]),
         "early_rejected": sum(1 for a in attempts if a["early_rejected"]),

@@ -10,7 +10,7 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from webmend.schemas.vocab import STATES, VIEWPORTS
+from webmend.schemas.vocab import STATES, UNPASSABLE_RULES, VIEWPORTS
 
 REPAIR_SCHEMA_VERSION = "1"
 
@@ -33,7 +33,19 @@ class FailedTest(_Model):
     weight: float
     failed_step: int | None
     failed_action: str | None
-    error: str | None
+    error: str | None = Field(description="the runner's message: what it observed (got/expected, counts, text)")
+    steps: list = Field(default=[], description="the test case's steps as the item defines them (action and "
+                        "arguments), when the item is known: what the check does and reads")
+    compared_with: dict | None = Field(default=None, description="a failed screenshot comparison: the capture it "
+                                       "compared with (capture_step, label) and the steps run since (between)")
+
+
+class UnpassableTest(FailedTest):
+    """A failed test case no correct page can pass (webmend/evaluate/unpassable.py): not a repair target."""
+
+    rule: Literal[UNPASSABLE_RULES]
+    unpassable_step: int
+    reason: str
 
 
 class Control(_Model):
@@ -74,6 +86,9 @@ class HistoryEntry(_Model):
     accepted: bool
     reason: str
     score_after: float | None
+    changes: str | None = Field(default=None, description="what the candidate changed (a diff summary)")
+    tests_fixed: list[str] = []
+    tests_broken: list[str] = []
 
 
 class FailedTransition(_Model):
@@ -100,7 +115,9 @@ class Diagnosis(_Model):
     dimensions: dict[str, float | None] = Field(description="points per dimension (DIMENSIONS)")
     shortfall: dict[str, float] = Field(description="share of each dimension's budget not earned")
     limiting_dimension: str | None
-    failed_tests: list[FailedTest]
+    failed_tests: list[FailedTest] = Field(description="failed test cases a page can pass: repair's targets")
+    unpassable_tests: list[UnpassableTest] = Field(
+        default=[], description="failed test cases no correct page can pass, with the rule and reason: not targets")
     passing_tests: list[str] = Field(description="ids of passing test cases: the preservation set")
     rendered: bool
     console_errors: list[str]
@@ -125,6 +142,15 @@ class DimensionDelta(_Model):
     after: float | None
 
 
+class TermMove(_Model):
+    """One scoring term (webmend.evaluate.scoring.score_terms) that moved between checkpoint and candidate."""
+
+    dimension: str
+    term: str
+    before: float | None
+    after: float | None
+
+
 class Attempt(_Model):
     round: int
     candidate: int
@@ -141,6 +167,9 @@ class Attempt(_Model):
     dimensions: dict[str, DimensionDelta]
     tests_fixed: list[str]
     tests_broken: list[str]
+    changes: str | None = Field(default=None, description="what the candidate changed against its checkpoint: a "
+                                "diff summary (lines added/removed and where), not the page")
+    terms_moved: list[TermMove] = Field(default=[], description="the scoring terms (0..1) that moved, per dimension")
     controls_revived: list[str] = Field(default=[], description="dead controls of the checkpoint that now respond")
     controls_died: list[str] = Field(default=[], description="responsive controls of the checkpoint that now do nothing")
     visual_feedback: str | None = Field(default=None, description="the judge model's before/after comparison")
@@ -169,6 +198,7 @@ class CheckpointRef(_Model):
     flags: list[str] = []
     contract_reward: float | None = None  # its task contract's r_web and labels z, when it has one
     contract_labels: dict[str, int] | None = None
+    unpassable_tests: list[str] = Field(default=[], description="its failed test cases no correct page can pass")
 
 
 class RepairRecord(_Model):

@@ -137,6 +137,8 @@ TABLES: dict[str, pa.Schema] = {
         _f("early_rejected", pa.bool_()), _f("evaluated", pa.bool_()),
         _f("tests_fixed", pa.list_(pa.string())), _f("tests_broken", pa.list_(pa.string())),
         _f("dimensions", _JSON),  # {dimension: {before, after}}
+        _f("changes", pa.string()),  # what the candidate changed against its checkpoint (a diff summary)
+        _f("terms_moved", _JSON),  # [{dimension, term, before, after}]: the scoring terms that moved
         _f("prompt_tokens", pa.int64()), _f("completion_tokens", pa.int64()), _f("cost_usd", pa.float64()),
         _f("cache_hit", pa.bool_()), _f("eval_s", pa.float64()),
         _f("html", pa.string()),  # the candidate's page, kept only when it was rejected for a regression
@@ -150,6 +152,7 @@ TABLES: dict[str, pa.Schema] = {
         _f("rounds", pa.int32()), _f("stop_reason", pa.string()), _f("html", pa.string()),
         _f("status", pa.string()), _f("flags", pa.list_(pa.string())),  # the checkpoint's verified evaluation
         _f("contract_reward", pa.float64()), _f("contract_labels", _JSON),  # its contract's r_web and z, when any
+        _f("unpassable_tests", pa.list_(pa.string())),  # its failed test cases no correct page can pass
     ),
     # One interaction contract per task, as built by the pipeline's contract stage (docs/icg-format.md).
     # content_hash: schemas.contract.contract_hash; executions are contract_results rows.

@@ -30,3 +30,8 @@ EVALUATION_STATUSES = ("ok", *PAGE_FAULT_STATUSES, *REJECT_STATUSES, *EVALUATOR_
 # The experience protocol's viewports (sizes are config) and layer 3's outcomes (docs/experience.md).
 VIEWPORTS = ("desktop", "tablet", "mobile")
 LAYER3_OUTCOMES = ("not_run", "played", "did_not_start", "stalled", "error")
+
+# Why a test case's failure is no defect of the page (webmend/evaluate/unpassable.py,
+# docs/repair.md): repair leaves such checks out of its targets; the verdict is unchanged.
+UNPASSABLE_RULES = ("change_without_action", "no_reference_capture", "unknown_action", "invalid_selector",
+                    "invalid_pattern")

@@ -1,0 +1,137 @@
+"""D(h) and the attempt history as text a model can act on (the repair prompt's evidence).
+
+Every failed check is shown once, with its whole definition (each step's action and arguments:
+selector, text pattern, expression, expected) and what the runner observed; a failed screenshot
+comparison also names the capture it compared with and the steps run since. Checks no correct page
+can pass are listed apart, as no defect of the page. Lists are shortened by whole items, never
+inside a string, and say how many items were left out.
+"""
+
+from __future__ import annotations
+
+import json
+
+from webmend.schemas.repair import Attempt, Diagnosis, FailedTest, UnpassableTest
+
+TESTS_BUDGET = 12_000  # characters of failed-check text in one prompt
+ITEMS_BUDGET = 2_000  # characters per list of other evidence (layout elements, errors)
+UNPASSABLE_NOTE = "not a page defect: do not change the page for it (no added motion, no reworded content)"
+
+
+def fit(items: list[str], budget: int) -> list[str]:
+    """The first items whose text fits `budget` characters (at least one), whole, and a note of the rest."""
+    out, used = [], 0
+    for i, item in enumerate(items):
+        if out and used + len(item) > budget:
+            return out + [f"({len(items) - i} more not shown)"]
+        out.append(item)
+        used += len(item)
+    return out
+
+
+def step_text(i: int, step) -> str:
+    return f"{i}. {json.dumps(step, ensure_ascii=False)}"
+
+
+def failed_test_text(t: FailedTest) -> str:
+    head = f"FAILED test {t.id} ({t.name or 'unnamed'}, weight {t.weight:g}) at step {t.failed_step} ({t.failed_action}): {t.error}"
+    if not t.steps:
+        return head
+    lines = [head, "  its steps (0-based; it passes when every step succeeds in order, on a freshly loaded page):"]
+    for i, step in enumerate(t.steps):
+        mark = f"   <- FAILED here: {t.error}" if i == t.failed_step else ""
+        lines.append(f"    {step_text(i, step)}{mark}")
+    if t.compared_with is not None:
+        lines.append("  " + _comparison(t.compared_with))
+    return "\n".join(lines)
+
+
+def _comparison(c: dict) -> str:
+    if c.get("capture_step") is None:
+        return "the comparison had no earlier capture in this case"
+    between = c.get("between") or []
+    since = ", ".join(s.get("action", "?") if isinstance(s, dict) else "?" for s in between) or "nothing"
+    return (f"the screenshot comparison compares the viewport now with the capture at step {c['capture_step']} "
+            f"(label {c.get('label')!r}); run since that capture: {since}. It passes when the viewport differs "
+            "enough (1 - mean SSIM of 160x90 grayscale thumbnails)")
+
+
+def unpassable_text(t: UnpassableTest) -> str:
+    return (f"test {t.id} ({t.name or 'unnamed'}) step {t.unpassable_step} "
+            f"{json.dumps(t.steps[t.unpassable_step], ensure_ascii=False) if t.steps else ''}: {t.reason} ({t.rule}); "
+            f"{UNPASSABLE_NOTE}")
+
+
+def problems(d: Diagnosis) -> list[str]:
+    """What the page gets wrong, each once: failed checks, dead controls, errors, contract, audit."""
+    items = fit([failed_test_text(t) for t in d.failed_tests], TESTS_BUDGET)
+    items += fit([f"control {c.selector} ({c.label!r}, {'has' if c.wired else 'no'} listener of its own) did "
+                  "nothing when used" for c in d.controls.dead], ITEMS_BUDGET)
+    items += fit([f"uncaught error: {e}" for e in d.page_errors], ITEMS_BUDGET)
+    items += [f"{t.status.upper()} contract transition {t.id}: step {t.failed_step}: {t.reason}" for t in d.failed_transitions]
+    items += [f"unmet {r.kind} requirement {r.id}: {r.text} (score {r.score:.2f})" for r in d.unmet_requirements]
+    items += [f"requirement {r.status}: {r.requirement} ({r.evidence})" for r in d.requirements if r.status != "done"]
+    return items
+
+
+def other_evidence(d: Diagnosis) -> list[str]:
+    """The probes' findings that are not failed checks: state, console, layout, game, libraries."""
+    lines = [f"status: {d.status}; score {d.total}; state {d.state}; limiting dimension: {d.limiting_dimension}"]
+    if d.console_errors:
+        lines.append("console errors: " + " | ".join(fit(d.console_errors, ITEMS_BUDGET)))
+    for name, v in d.layout.items():
+        if v["overflow"] or v["offscreen_controls"] or v["unreadable_text"]:
+            lines.append(_layout_text(name, v))
+    g = d.game
+    if g.detected:
+        lines.append(f"game/flow: outcome {g.outcome}; start {g.start_action}; stalled {g.loop_stalled}; "
+                     f"blank canvas {g.canvas_blank}; no state change {g.no_state_change}; keys that worked {g.keys_worked}")
+    if d.cdn_misses or d.blocked_requests:
+        blocked = [json.dumps(b, sort_keys=True) for b in d.blocked_requests]
+        lines.append(f"missing libraries: {d.cdn_misses}; blocked requests: " + ", ".join(fit(blocked, ITEMS_BUDGET)))
+    return lines
+
+
+def _layout_text(name: str, v: dict) -> str:
+    facts = {k: v[k] for k in sorted(v) if k not in ("overflowing_elements", "offscreen_controls")}
+    parts = [f"layout {name}: {json.dumps(facts, sort_keys=True)}"]
+    for key in ("overflowing_elements", "offscreen_controls"):
+        if v.get(key):
+            parts.append(f"{key}: " + ", ".join(fit([json.dumps(e, sort_keys=True) for e in v[key]], ITEMS_BUDGET // 2)))
+    return "; ".join(parts)
+
+
+def attempt_text(a: Attempt) -> str:
+    verdict = "ACCEPTED" if a.accepted else "REJECTED"
+    scores = f" (total {a.score_before} -> {a.score_after})" if a.score_after is not None else ""
+    lines = [f"- round {a.round}, candidate {a.candidate}: {a.strategy} ({a.mode}): {verdict}: {a.reason}{scores}"]
+    if a.changes:
+        lines.append(f"  it changed: {a.changes}")
+    if a.tests_fixed or a.tests_broken:
+        lines.append(f"  tests fixed: {', '.join(a.tests_fixed) or 'none'}; tests broken: {', '.join(a.tests_broken) or 'none'}")
+    moved = _moved(a)
+    if moved:
+        lines.append(f"  scores that moved: {moved}")
+    if a.controls_revived:
+        lines.append(f"  controls that came alive: {a.controls_revived[:5]}")
+    if a.controls_died:
+        lines.append(f"  controls that died: {a.controls_died[:5]}")
+    if a.visual_feedback:
+        lines.append(f"  visual comparison: {a.visual_feedback}")
+    return "\n".join(lines)
+
+
+def _moved(a: Attempt) -> str:
+    out = []
+    for dim, v in a.dimensions.items():
+        if v.before == v.after:
+            continue
+        terms = [f"{t.term} {t.before}->{t.after}" for t in a.terms_moved if t.dimension == dim]
+        out.append(f"{dim} {v.before}->{v.after}" + (f" [terms 0..1: {', '.join(terms)}]" if terms else ""))
+    return "; ".join(out)
+
+
+def as_text(d: Diagnosis) -> str:
+    """The whole diagnosis as text: problems, checks no page can pass, the other evidence."""
+    lines = problems(d) + [unpassable_text(t) for t in d.unpassable_tests] + other_evidence(d)
+    return "\n".join(lines)
