@@ -248,8 +248,7 @@ class PageSession(PageClock, PageFollow, PageWorlds, PageCapture, PageInput):
 
     def _wire_events(self, page) -> None:
         page.on("console", lambda m: self.shared.events.on_console(m.type, m.text))
-        page.on("pageerror", lambda e: self.shared.events.on_page_error(
-            f"{e.name}: {e.message}" if getattr(e, "name", "") else str(e)))
+        page.on("pageerror", lambda e: self.shared.events.on_page_error(_error_text(e)))
         page.on("dialog", self._on_dialog)
         page.on("download", self._on_download)
         page.on("crash", self._on_crash)
@@ -354,3 +353,11 @@ class PageSession(PageClock, PageFollow, PageWorlds, PageCapture, PageInput):
 def _detached(exc: Exception) -> bool:
     text = str(exc)
     return any(m in text for m in ("Not attached to an active page", "Target closed", "Session closed", "has been closed"))
+
+
+def _error_text(e) -> str:
+    """An uncaught error as `Name: message (at frame)`: the first stack frame says where in the page
+    it was thrown (function, line, column), which a repair model needs to find it."""
+    text = f"{e.name}: {e.message}" if getattr(e, "name", "") else str(e)
+    frames = [ln.strip() for ln in str(getattr(e, "stack", "") or "").splitlines() if ln.strip().startswith("at ")]
+    return f"{text} ({frames[0][:200]})" if frames else text

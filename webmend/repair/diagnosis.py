@@ -36,6 +36,8 @@ def diagnose(record: dict, cfg: EvalConfig, history: list[HistoryEntry] | None =
         dimensions=dims, shortfall=shortfall,
         limiting_dimension=max(shortfall, key=shortfall.get) if any(shortfall.values()) else None,
         failed_tests=failed, unpassable_tests=unpassable,
+        test_names={str(c.get("id")): str(c.get("name") or "") for c in (item or {}).get("test_cases") or []
+                    if isinstance(c, dict) and c.get("name")},
         passing_tests=[t["id"] for t in tests if t["passed"]],
         rendered=bool(summary.get("rendered")),
         console_errors=_messages(events.get("console_errors")),

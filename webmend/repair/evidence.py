@@ -67,18 +67,26 @@ def problems(d: Diagnosis) -> list[str]:
     items = fit([failed_test_text(t) for t in d.failed_tests], TESTS_BUDGET)
     items += fit([f"control {c.selector} ({c.label!r}, {'has' if c.wired else 'no'} listener of its own) did "
                   "nothing when used" for c in d.controls.dead], ITEMS_BUDGET)
-    items += fit([f"uncaught error: {e}" for e in d.page_errors], ITEMS_BUDGET)
+    items += fit([f"uncaught error{n}: {e}" for e, n in _counted(d.page_errors)], ITEMS_BUDGET)
     items += [f"{t.status.upper()} contract transition {t.id}: step {t.failed_step}: {t.reason}" for t in d.failed_transitions]
     items += [f"unmet {r.kind} requirement {r.id}: {r.text} (score {r.score:.2f})" for r in d.unmet_requirements]
     items += [f"requirement {r.status}: {r.requirement} ({r.evidence})" for r in d.requirements if r.status != "done"]
     return items
 
 
+def _counted(messages: list[str]) -> list[tuple[str, str]]:
+    """Each distinct message once, in first-seen order, with ' (xN)' when it repeated."""
+    counts: dict[str, int] = {}
+    for m in messages:
+        counts[m] = counts.get(m, 0) + 1
+    return [(m, f" (x{n})" if n > 1 else "") for m, n in counts.items()]
+
+
 def other_evidence(d: Diagnosis) -> list[str]:
     """The probes' findings that are not failed checks: state, console, layout, game, libraries."""
     lines = [f"status: {d.status}; score {d.total}; state {d.state}; limiting dimension: {d.limiting_dimension}"]
     if d.console_errors:
-        lines.append("console errors: " + " | ".join(fit(d.console_errors, ITEMS_BUDGET)))
+        lines.append("console errors: " + " | ".join(fit([f"{e}{n}" for e, n in _counted(d.console_errors)], ITEMS_BUDGET)))
     for name, v in d.layout.items():
         if v["overflow"] or v["offscreen_controls"] or v["unreadable_text"]:
             lines.append(_layout_text(name, v))
@@ -101,14 +109,19 @@ def _layout_text(name: str, v: dict) -> str:
     return "; ".join(parts)
 
 
-def attempt_text(a: Attempt) -> str:
+def attempt_text(a: Attempt, names: dict[str, str] | None = None) -> str:
+    """One earlier attempt: verdict and why, what it changed, tests it fixed and broke (with their
+    names from `names`), the dimensions and scoring terms that moved, the contrastive evidence."""
+    names = names or {}
     verdict = "ACCEPTED" if a.accepted else "REJECTED"
     scores = f" (total {a.score_before} -> {a.score_after})" if a.score_after is not None else ""
     lines = [f"- round {a.round}, candidate {a.candidate}: {a.strategy} ({a.mode}): {verdict}: {a.reason}{scores}"]
     if a.changes:
         lines.append(f"  it changed: {a.changes}")
     if a.tests_fixed or a.tests_broken:
-        lines.append(f"  tests fixed: {', '.join(a.tests_fixed) or 'none'}; tests broken: {', '.join(a.tests_broken) or 'none'}")
+        def named(ids: list[str]) -> str:
+            return ", ".join(f"{i} ({names[i]})" if i in names else i for i in ids) or "none"
+        lines.append(f"  tests fixed: {named(a.tests_fixed)}; tests broken: {named(a.tests_broken)}")
     moved = _moved(a)
     if moved:
         lines.append(f"  scores that moved: {moved}")

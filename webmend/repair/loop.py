@@ -197,7 +197,8 @@ def _try(st: _State, cand: Candidate, round_no: int, n: int, evaluate, cfg: Repa
     except EarlyRejected as exc:
         st.regressions[chash] = cand.html
         return Attempt(**base, content_hash=chash, accepted=False, early_rejected=True,
-                       reason=f"regression (early): passing test case {exc.test.get('id')} now fails",
+                       reason=f"regression (early): passing test case {exc.test.get('id')} now fails at step "
+                              f"{exc.test.get('failed_step')} ({exc.test.get('failed_action')}): {exc.test.get('error')}",
                        score_after=None, dimensions={}, tests_fixed=[], tests_broken=[str(exc.test.get("id"))],
                        eval_s=round(time.perf_counter() - t0, 3))
     eval_s = round(time.perf_counter() - t0, 3)

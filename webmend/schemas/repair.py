@@ -119,6 +119,7 @@ class Diagnosis(_Model):
     unpassable_tests: list[UnpassableTest] = Field(
         default=[], description="failed test cases no correct page can pass, with the rule and reason: not targets")
     passing_tests: list[str] = Field(description="ids of passing test cases: the preservation set")
+    test_names: dict[str, str] = Field(default={}, description="test case id -> its name, from the item")
     rendered: bool
     console_errors: list[str]
     page_errors: list[str]
