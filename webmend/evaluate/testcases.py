@@ -116,8 +116,25 @@ class StepRunner:
 
     # ---- actions -------------------------------------------------------------------------
     async def do_click(self, step):
-        await self._act(self.first_visible(step).click(timeout=ACTION_TIMEOUT_MS), "click")
+        await self._on_element(step, self.first_visible(step).click(timeout=ACTION_TIMEOUT_MS), "click")
         await self.settle()
+
+    async def _on_element(self, step, coro, what: str):
+        """An action on the step's element; when it fails, the message says how many elements the
+        step names and how many of them are visible (what a repair needs to know: absent, hidden,
+        or there and not clickable)."""
+        try:
+            return await self._act(coro, what)
+        except StepFailed as exc:
+            try:
+                found = await self.s.guard(self.matches(step).count(), "count")
+                visible = await self.s.guard(self.matches(step).locator("visible=true").count(), "count")
+            except (PageHung, PageCrashed, BudgetExhausted):
+                raise
+            except Exception:  # an invalid selector: the first message already says so
+                raise exc from None
+            raise StepFailed(f"{exc} ({where(step)!r} matches {found} element{'' if found == 1 else 's'}, "
+                             f"{visible} visible)") from None
 
     async def do_click_text(self, step):
         source, flags = js_regex(str(step.get("text_pattern") or step.get("text") or ""))
@@ -128,7 +145,7 @@ class StepRunner:
         await self.settle()
 
     async def do_type(self, step):
-        await self._act(self.first_visible(step).fill(str(step.get("text", "")), timeout=ACTION_TIMEOUT_MS), "type")
+        await self._on_element(step, self.first_visible(step).fill(str(step.get("text", "")), timeout=ACTION_TIMEOUT_MS), "type")
         await self.settle()
 
     async def do_press_key(self, step):
@@ -138,11 +155,11 @@ class StepRunner:
             await self.settle()
 
     async def do_hover(self, step):
-        await self._act(self.first_visible(step).hover(timeout=ACTION_TIMEOUT_MS), "hover")
+        await self._on_element(step, self.first_visible(step).hover(timeout=ACTION_TIMEOUT_MS), "hover")
         await self.settle()
 
     async def do_focus(self, step):
-        await self._act(self.first_visible(step).focus(timeout=ACTION_TIMEOUT_MS), "focus")
+        await self._on_element(step, self.first_visible(step).focus(timeout=ACTION_TIMEOUT_MS), "focus")
         await self.settle()
 
     async def do_contextmenu(self, step):

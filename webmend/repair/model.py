@@ -62,22 +62,21 @@ def llm_proposer(model: RepairModel, rcfg: RepairConfig, task: str = ""):
     """propose(decision, checkpoint, diagnosis, attempts) -> one Candidate per admitted strategy.
 
     The strategies of a round are asked in order, each told what the earlier ones changed, so the
-    second is not a copy of the first; a request identical to one already sent is not sent again
-    (the cache would hand back the same answer, already evaluated)."""
-    asked: set[str] = set()
+    second is not a copy of the first. A request identical to an earlier one is answered from the
+    cache (no call; the loop drops the repeated page unevaluated)."""
 
     def propose(decision, checkpoint, d, attempts) -> list[Candidate]:
         out: list[Candidate] = []
         for strategy in decision.strategies:
             siblings = [f"{c.strategy}: {diff_summary(checkpoint.html, c.html)}" for c in out if c.html is not None]
-            out.append(_one(model, rcfg, strategy, decision, checkpoint, d, task, attempts, siblings, asked))
+            out.append(_one(model, rcfg, strategy, decision, checkpoint, d, task, attempts, siblings))
         return out
 
     return propose
 
 
 def _one(model: RepairModel, rcfg: RepairConfig, strategy: str, decision, checkpoint, d, task: str,
-         attempts, siblings: list[str], asked: set[str]) -> Candidate:
+         attempts, siblings: list[str]) -> Candidate:
     mode = mode_of(strategy, decision.state)
     messages = build_messages(strategy, mode, d, checkpoint.html, task, attempts, decision.game_layer,
                               rcfg.max_prompt_html_chars, siblings)
@@ -86,14 +85,10 @@ def _one(model: RepairModel, rcfg: RepairConfig, strategy: str, decision, checkp
         return Candidate(html=html, strategy=strategy, mode=mode, name=model.name, rule=decision.rule, error=error,
                          usage=usage or {}, llm_call=called)
 
-    key = model.key(messages)
-    if key in asked:
-        return made(None, "not asked: the same request was already answered and its candidate evaluated", called=False)
     try:
         answer = model.ask(messages)
     except LLMError as exc:
         return made(None, f"model call failed ({exc.kind}): {str(exc)[:200]}")
-    asked.add(key)
     called = not answer.usage.get("cache_hit")
     html, error = _page_from(answer.text, mode, checkpoint.html, rcfg)
     return made(html, error, answer.usage, called)
