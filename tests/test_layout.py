@@ -35,6 +35,7 @@ LAYERS = [
     ["training"],
     ["pool"],
     ["flows"],
+    ["model_check"],
     ["cli"],
 ]
 RANK = {name: n for n, names in enumerate(LAYERS) for name in names}

@@ -83,6 +83,14 @@ def _parser() -> argparse.ArgumentParser:
     add_contract_arguments(ct)
     tr = sub.add_parser("train", help="train on an exported corpus: LlamaFactory SFT (docs/training.md)")
     add_train_arguments(tr)
+    md = sub.add_parser("model", help="check that a model answers in the formats the stages need (docs/models.md)")
+    mc = md.add_subparsers(dest="model_command", required=True).add_parser(
+        "check", help="ask the stages' own prompts for a tiny task; read the answers with their own parsers")
+    mc.add_argument("--model", help="PROVIDER/MODEL for generation, repair and contracts (litellm string)")
+    mc.add_argument("--judge-model", help="PROVIDER/MODEL of a vision model for the visual judge")
+    mc.add_argument("--timeout", type=float, default=600.0, help="seconds per call before it is retried")
+    mc.add_argument("--max-retries", type=int, default=2, help="retries of one call on 429/5xx/timeouts")
+    mc.add_argument("--max-tokens", type=int, default=8000, help="answer budget per call")
     return p
 
 
@@ -262,13 +270,19 @@ def cmd_train(args) -> int:
     return run_train(args)
 
 
+def cmd_model(args) -> int:
+    from webmend.model_check import run_command
+
+    return run_command(args)
+
+
 def main(argv: list[str] | None = None) -> int:
     args = _parser().parse_args(argv)
     logging.basicConfig(level=logging.DEBUG if args.verbose else logging.WARNING, format="%(levelname)s %(name)s: %(message)s")
     os.environ.setdefault("PYTHONUNBUFFERED", "1")
     handler = {"evaluate": cmd_evaluate, "repair": cmd_repair, "rescore": cmd_rescore, "sql": cmd_sql, "generate": cmd_generate,
                "prompts": cmd_prompts, "crawl": cmd_crawl, "export": cmd_export, "manifest": cmd_manifest,
-               "contract": cmd_contract, "train": cmd_train}[args.command]
+               "contract": cmd_contract, "train": cmd_train, "model": cmd_model}[args.command]
     try:
         return handler(args)
     except (ValueError, FileNotFoundError) as exc:
