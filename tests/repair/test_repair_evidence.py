@@ -116,6 +116,7 @@ def test_attempts_say_what_they_changed_which_tests_moved_and_why_they_were_reje
     assert "tests fixed: js_value (Adding stores the note)" in later
     assert "round 2, candidate 1: interaction_repair (patch): REJECTED: regression (early): passing test case count" in later
     assert "it changed: +1/-1 lines in 1 place" in later and "tests broken: count (Status line shows the count)" in later
+    assert 'the steps of count, which the checkpoint passes: 0. {"action": "assert_text_contains"' in later
     assert "- passing test case count (Status line shows the count)" in later
 
 

@@ -38,6 +38,7 @@ def diagnose(record: dict, cfg: EvalConfig, history: list[HistoryEntry] | None =
         failed_tests=failed, unpassable_tests=unpassable,
         test_names={str(c.get("id")): str(c.get("name") or "") for c in (item or {}).get("test_cases") or []
                     if isinstance(c, dict) and c.get("name")},
+        passing_steps=_passing_steps(tests, item or {}),
         passing_tests=[t["id"] for t in tests if t["passed"]],
         rendered=bool(summary.get("rendered")),
         console_errors=_messages(events.get("console_errors")),
@@ -76,6 +77,11 @@ def _failed_tests(tests: list[dict], item: dict) -> tuple[list[dict], list[dict]
         else:
             failed.append(out)
     return failed, unpassable
+
+
+def _passing_steps(tests: list[dict], item: dict) -> dict[str, list]:
+    cases = {str(c.get("id")): c.get("steps") for c in item.get("test_cases") or [] if isinstance(c, dict)}
+    return {t["id"]: cases[t["id"]] for t in tests if t["passed"] and isinstance(cases.get(t["id"]), list)}
 
 
 def unpassable_ids(record: dict, item: dict | None) -> list[str]:
@@ -148,7 +154,8 @@ def _controls(probe: dict, summary: dict) -> dict:
     for c in probe.get("controls") or []:
         if c.get("responded") is False:
             dead.append({"selector": c.get("selector", ""), "label": str(c.get("text") or "")[:60],
-                         "wired": bool(c.get("listeners"))})
+                         "wired": bool(c.get("listeners")),
+                         "used": "chose its second option" if c.get("tag") == "select" else "clicked"})
     return {"total": summary.get("controls_total", 0), "tested": summary.get("controls_tested", 0),
             "responsive": summary.get("controls_responsive", 0), "dead": dead}
 

@@ -15,6 +15,11 @@ from webmend.schemas.repair import Attempt, Diagnosis, FailedTest, UnpassableTes
 
 TESTS_BUDGET = 12_000  # characters of failed-check text in one prompt
 ITEMS_BUDGET = 2_000  # characters per list of other evidence (layout elements, errors)
+DEAD_CONTROL_NOTE = ("a control 'did nothing' when using it once (a click from a parked pointer, a drag for a "
+                     "draggable element, the second option of a select) changed neither the DOM, the visible text, "
+                     "form values nor the pixels within 1 s of page time; a control whose effect a user cannot see "
+                     "at once (a native picker, a link to an anchor already in view) may be listed: change it only "
+                     "where a user would see nothing happen")
 UNPASSABLE_NOTE = "not a page defect: do not change the page for it (no added motion, no reworded content)"
 
 
@@ -65,8 +70,9 @@ def unpassable_text(t: UnpassableTest) -> str:
 def problems(d: Diagnosis) -> list[str]:
     """What the page gets wrong, each once: failed checks, dead controls, errors, contract, audit."""
     items = fit([failed_test_text(t) for t in d.failed_tests], TESTS_BUDGET)
-    items += fit([f"control {c.selector} ({c.label!r}, {'has' if c.wired else 'no'} listener of its own) did "
-                  "nothing when used" for c in d.controls.dead], ITEMS_BUDGET)
+    dead = fit([f"control {c.selector} ({c.label!r}, {'has' if c.wired else 'no'} listener of its own) did "
+                f"nothing when {c.used}" for c in d.controls.dead], ITEMS_BUDGET)
+    items += dead + ([f"({DEAD_CONTROL_NOTE})"] if dead else [])
     items += fit([f"uncaught error{n}: {e}" for e, n in _counted(d.page_errors)], ITEMS_BUDGET)
     items += [f"{t.status.upper()} contract transition {t.id}: step {t.failed_step}: {t.reason}" for t in d.failed_transitions]
     items += [f"unmet {r.kind} requirement {r.id}: {r.text} (score {r.score:.2f})" for r in d.unmet_requirements]
@@ -109,10 +115,11 @@ def _layout_text(name: str, v: dict) -> str:
     return "; ".join(parts)
 
 
-def attempt_text(a: Attempt, names: dict[str, str] | None = None) -> str:
+def attempt_text(a: Attempt, names: dict[str, str] | None = None, steps: dict[str, list] | None = None) -> str:
     """One earlier attempt: verdict and why, what it changed, tests it fixed and broke (with their
-    names from `names`), the dimensions and scoring terms that moved, the contrastive evidence."""
-    names = names or {}
+    names from `names`, and the steps of a broken one from `steps`), the dimensions and scoring
+    terms that moved, the contrastive evidence."""
+    names, steps = names or {}, steps or {}
     verdict = "ACCEPTED" if a.accepted else "REJECTED"
     scores = f" (total {a.score_before} -> {a.score_after})" if a.score_after is not None else ""
     lines = [f"- round {a.round}, candidate {a.candidate}: {a.strategy} ({a.mode}): {verdict}: {a.reason}{scores}"]
@@ -122,6 +129,10 @@ def attempt_text(a: Attempt, names: dict[str, str] | None = None) -> str:
         def named(ids: list[str]) -> str:
             return ", ".join(f"{i} ({names[i]})" if i in names else i for i in ids) or "none"
         lines.append(f"  tests fixed: {named(a.tests_fixed)}; tests broken: {named(a.tests_broken)}")
+        for tid in a.tests_broken:
+            if steps.get(tid):
+                lines.append(f"  the steps of {tid}, which the checkpoint passes: "
+                             + " ".join(step_text(i, s) for i, s in enumerate(steps[tid])))
     moved = _moved(a)
     if moved:
         lines.append(f"  scores that moved: {moved}")

@@ -97,7 +97,10 @@ def _one(model: RepairModel, rcfg: RepairConfig, strategy: str, decision, checkp
 def _page_from(text: str, mode: str, current: str, rcfg: RepairConfig) -> tuple[str | None, str]:
     if mode == "patch":
         try:
-            return apply_patches(current, parse_patches(text), rcfg.fuzzy_min_ratio).html, ""
+            patches = parse_patches(text)
+            if not patches:  # the model's answer that nothing needs changing: no candidate, not a bad patch
+                return None, "no change proposed (an empty patch list)"
+            return apply_patches(current, patches, rcfg.fuzzy_min_ratio).html, ""
         except PatchError as exc:
             return None, f"patch rejected: {exc}"
     extraction = extract_page(text, min_chars=rcfg.evaluation.min_page_chars)

@@ -59,7 +59,7 @@ def build_messages(strategy: str, mode: str, d: Diagnosis, html: str, task: str,
         f"## Task\n{task or '(no task text given)'}",
         f"## Current page state\nTotal score: {d.total}/100. Dimension scores: "
         + ", ".join(f"{k}={v}" for k, v in d.dimensions.items()),
-        "## Previous repair attempts\n" + (_attempts_text(attempts, d.test_names) or "none"),
+        "## Previous repair attempts\n" + (_attempts_text(attempts, d) or "none"),
         "## Problems to fix\n" + ("\n".join(f"- {p}" for p in problems(d)) or "no failed check; see the evidence below"),
     ]
     if d.unpassable_tests:
@@ -80,9 +80,9 @@ def build_messages(strategy: str, mode: str, d: Diagnosis, html: str, task: str,
     return [{"role": "system", "content": SYSTEM}, {"role": "user", "content": "\n\n".join(parts)}]
 
 
-def _attempts_text(attempts: list[Attempt], names: dict[str, str]) -> str:
+def _attempts_text(attempts: list[Attempt], d: Diagnosis) -> str:
     recent = attempts[-6:]  # the recent ones: older attempts are summarised by the checkpoint
-    lines = [attempt_text(a, names) for a in recent]
+    lines = [attempt_text(a, d.test_names, d.passing_steps) for a in recent]
     if any(t.dimension == "visual_design" for a in recent for t in a.terms_moved):
         lines.append("(visual_design here is a fast estimate, not a judge's view: " + VISUAL_ESTIMATE_TERMS + ")")
     return "\n".join(lines)

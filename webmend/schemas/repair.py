@@ -50,6 +50,8 @@ class UnpassableTest(FailedTest):
 
 class Control(_Model):
     selector: str
+    used: str = Field(default="clicked", description="how the census used it: clicked (dragged when draggable), "
+                      "chose its second option (a select)")
     label: str = Field(description="visible text of the control, cut to 60 characters")
     wired: bool = Field(description="it has a listener of its own (addEventListener or on*)")
 
@@ -120,6 +122,8 @@ class Diagnosis(_Model):
         default=[], description="failed test cases no correct page can pass, with the rule and reason: not targets")
     passing_tests: list[str] = Field(description="ids of passing test cases: the preservation set")
     test_names: dict[str, str] = Field(default={}, description="test case id -> its name, from the item")
+    passing_steps: dict[str, list] = Field(default={}, description="passing test case id -> its steps, from the "
+                                           "item: what a candidate that breaks one must keep doing")
     rendered: bool
     console_errors: list[str]
     page_errors: list[str]
