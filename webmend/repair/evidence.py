@@ -20,6 +20,14 @@ DEAD_CONTROL_NOTE = ("a control 'did nothing' when using it once (a click from a
                      "form values nor the pixels within 1 s of page time; a control whose effect a user cannot see "
                      "at once (a native picker, a link to an anchor already in view) may be listed: change it only "
                      "where a user would see nothing happen")
+# What the evaluator's request policy (webmend/browser/network.py) means by each blocked reason.
+BLOCKED_MEANING = {
+    "offsite": "a request to a host the page may not reach (the page runs offline; only the CDN libraries it loads "
+               "are served, from a local mirror)",
+    "navigation_away": "the page tried to leave for another address; the evaluator kept it",
+    "reload_loop": "the page reloaded itself again and again (often a form that submitted natively because its "
+                   "submit handler was never attached); the evaluator stopped the reload",
+}
 UNPASSABLE_NOTE = "not a page defect: do not change the page for it (no added motion, no reworded content)"
 
 
@@ -100,9 +108,12 @@ def other_evidence(d: Diagnosis) -> list[str]:
     if g.detected:
         lines.append(f"game/flow: outcome {g.outcome}; start {g.start_action}; stalled {g.loop_stalled}; "
                      f"blank canvas {g.canvas_blank}; no state change {g.no_state_change}; keys that worked {g.keys_worked}")
-    if d.cdn_misses or d.blocked_requests:
-        blocked = [json.dumps(b, sort_keys=True) for b in d.blocked_requests]
-        lines.append(f"missing libraries: {d.cdn_misses}; blocked requests: " + ", ".join(fit(blocked, ITEMS_BUDGET)))
+    if d.cdn_misses:
+        lines.append(f"libraries the offline mirror does not hold (they did not load): {d.cdn_misses}")
+    if d.blocked_requests:
+        blocked = [f"{b.get('url')} ({b.get('reason')}: {BLOCKED_MEANING.get(b.get('reason'), 'blocked')})"
+                   for b in d.blocked_requests]
+        lines.append("blocked requests: " + ", ".join(fit(blocked, ITEMS_BUDGET)))
     return lines
 
 

@@ -12,13 +12,15 @@ from webmend.repair.evidence import attempt_text, other_evidence, problems, unpa
 from webmend.schemas.repair import Attempt, Diagnosis
 
 SYSTEM = ("You repair single-file HTML pages (HTML, CSS and JavaScript in one document). You change what the "
-          "evidence shows is broken or missing and keep everything that works. The page runs offline: do not "
-          "add network requests beyond the libraries it already loads. Fix what a user would call a defect; "
+          "evidence shows is broken or missing and keep everything that works. The page runs offline: public CDN "
+          "URLs of npm packages (cdnjs, jsDelivr, unpkg) are served from a local mirror, so a library or add-on "
+          "file the page needs may be loaded that way; any other network request fails. Fix what a user would call a defect; "
           "never reword visible content or add motion only to satisfy a check.")
 
 INSTRUCTIONS = {
-    "holistic_rewrite": "Write a complete new implementation of the task. The current page has no stable base to "
-                        "patch; keep whatever the evidence shows already works (structure, content, behaviour).",
+    "holistic_rewrite": "Write the complete document again, implementing the whole task. Keep whatever the evidence "
+                        "shows already works (structure, content, behaviour); where one defect explains the failures "
+                        "(an error thrown at load, say), the new document may be the current code with it fixed.",
     "feature_completion": "Implement every broken or missing requirement listed below without removing or "
                           "breaking any working feature.",
     "interaction_repair": "Fix event wiring, input handling, feedback and state transitions of the controls and "

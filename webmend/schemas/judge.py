@@ -9,7 +9,7 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
-JUDGE_VERSION = "1"  # bump whenever a prompt, a projection or a guardrail changes
+JUDGE_VERSION = "2"  # bump whenever a prompt, a projection or a guardrail changes (2: the Scorer is told a score is a number)
 
 Rating = Literal["broken", "poor", "adequate", "good", "excellent"]
 _ENUM_FIELDS = ("visual_state", "layout_quality", "typography", "color_and_contrast", "polish",

@@ -65,7 +65,8 @@ def build_messages(inp: JudgeInput, analyst_view: dict) -> list[dict]:
         f"## Analyst report (JSON)\n{json.dumps(analyst_view, sort_keys=True)}",
         f"## Objective metrics (JSON; fast_scores are the deterministic estimates in points)\n"
         f"{json.dumps(metrics, sort_keys=True)}",
-        f"## Answer\nScore {asked}, in points of each budget. Reply with this JSON shape:\n{_shape(inp)}",
+        f"## Answer\nScore {asked}, in points of each budget. Reply with this JSON shape, where each \"score\" is "
+        f"a JSON number (decimals allowed) within the range shown, not a string:\n{_shape(inp)}",
     ])
     return [{"role": "system", "content": SYSTEM}, {"role": "user", "content": text}]
 
