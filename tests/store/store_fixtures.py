@@ -52,8 +52,9 @@ def _attempt(round_, strategy, before, after, accepted, reason, early=False, cha
             "dimensions": {}, "content_hash": chash}
 
 
-def _cp(round_, chash, parent, score, state):
-    return {"round": round_, "content_hash": chash, "parent_hash": parent, "score": score, "state": state}
+def _cp(round_, chash, parent, score, state, unpassable=()):
+    return {"round": round_, "content_hash": chash, "parent_hash": parent, "score": score, "state": state,
+            "unpassable_tests": list(unpassable)}
 
 
 def repair_records() -> list[dict]:
@@ -71,5 +72,5 @@ def repair_records() -> list[dict]:
         {"id": "p-mid", "original_hash": "c0", "original_state": "Mid", "original_score": 50.0, "final_hash": "c1",
          "rounds": 1, "stop_reason": "no_candidates", "config_hash": "rc1",
          "attempts": [_attempt(1, "interaction_repair", 50.0, 60.0, True, "accepted (+10.00)", chash="c1")],
-         "checkpoints": [_cp(0, "c0", None, 50.0, "Mid"), _cp(1, "c1", "c0", 60.0, "Mid")]},
+         "checkpoints": [_cp(0, "c0", None, 50.0, "Mid", ["tc_13", "tc_04"]), _cp(1, "c1", "c0", 60.0, "Mid", ["tc_13"])]},
     ]

@@ -48,6 +48,7 @@ EXPECTED = {
         ["strategy", "original_state", "attempts", "accepted", "mean_accepted_gain", "early_rejected"],
         [("holistic_rewrite", "Low", 1, 0, None, 1), ("interaction_repair", "Mid", 1, 1, 10.0, 0),
          ("operator", "Low", 1, 1, 15.0, 0)]),
+    "repair_unpassable_checks": (["id", "test_id"], [("p-mid", "tc_04"), ("p-mid", "tc_13")]),
     "repair_rounds_to_best": (
         ["original_state", "best_round", "pages"],
         [("High", 0, 1), ("Low", 1, 1), ("Mid", 1, 1)]),
