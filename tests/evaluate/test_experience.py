@@ -149,3 +149,19 @@ def test_draggables_are_dragged_not_clicked(evaluate):
     card = next(c for c in ev["probe"]["controls"] if c["selector"] == "#card")
     assert card["responded"] is True
     assert any(e["action"] == "drag" and e["target"] == "#card" and e["change"] for e in ev["experience"]["trace"])
+
+
+SELECT = """<!doctype html><html lang="en"><head><meta name="viewport" content="width=device-width"><title>Sort</title></head>
+<body><label>Sort by <select id="sort"><option>Name</option><option selected>Date</option><option>Size</option></select></label>
+<p id="st">by date</p><script>
+document.getElementById('sort').addEventListener('change', (e) => {
+  document.getElementById('st').textContent = 'by ' + e.target.value.toLowerCase();
+});
+</script></body></html>"""
+
+
+def test_a_select_is_used_by_choosing_an_option_other_than_the_one_shown(evaluate):
+    # its second option is the default: choosing it again would change nothing and read as dead
+    ev = evaluate(SELECT)
+    sort = next(c for c in ev["probe"]["controls"] if c["selector"] == "#sort")
+    assert sort["action"] == "select" and sort["responded"] is True

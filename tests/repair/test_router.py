@@ -114,11 +114,11 @@ def test_a_high_page_is_preserved_without_a_browser_or_a_model():
     assert trace.best.html == "<html>...</html>" and trace.record["final_score"] == 92
 
 
-def test_contrast_names_controls_that_came_alive_and_died():
+def test_contrast_names_controls_that_came_alive_died_or_stayed_dead():
     from webmend.repair.loop import _control_flips
 
     before = record(55, "Mid", dead=["#a", "#b"])
     after = record(60, "Mid", dead=["#b", "#c"])
     for r, tested in ((before, ["#a", "#b", "#c"]), (after, ["#a", "#b", "#c"])):
         r["evidence"]["probe"]["controls"] = [{"selector": s} for s in tested]
-    assert _control_flips(before, after) == (["#a"], ["#c"])
+    assert _control_flips(before, after) == (["#a"], ["#c"], ["#b"])

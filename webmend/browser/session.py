@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import re
 import time
 from dataclasses import dataclass, replace
 
@@ -355,9 +356,15 @@ def _detached(exc: Exception) -> bool:
     return any(m in text for m in ("Not attached to an active page", "Target closed", "Session closed", "has been closed"))
 
 
+# The page's own address in a stack frame, on whichever host the evaluator loaded it (page.test,
+# s1.page.test for a shared test-case document, with a query after a form submit): "line L:C" says
+# the same, and the same error from two documents reads the same.
+_PAGE_URL = re.compile(r"https?://(?:[a-z0-9-]+\.)*page\.test/[^\s:)]*:")
+
+
 def _error_text(e) -> str:
     """An uncaught error as `Name: message (at frame)`: the first stack frame says where in the page
     it was thrown (function, line, column), which a repair model needs to find it."""
     text = f"{e.name}: {e.message}" if getattr(e, "name", "") else str(e)
     frames = [ln.strip() for ln in str(getattr(e, "stack", "") or "").splitlines() if ln.strip().startswith("at ")]
-    return f"{text} ({frames[0][:200]})" if frames else text
+    return f"{text} ({_PAGE_URL.sub('line ', frames[0])[:200]})" if frames else text

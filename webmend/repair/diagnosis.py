@@ -13,7 +13,10 @@ from webmend.repair.evidence import as_text  # noqa: F401  (D(h) as text; re-exp
 from webmend.schemas.repair import Diagnosis, HistoryEntry
 from webmend.schemas.vocab import DIMENSIONS, VIEWPORTS
 
-MAX_MESSAGES = 10  # console / page errors kept per kind
+MAX_MESSAGES = 10
+# How the census used a control (its record's `action`; older records say nothing: by its tag).
+USED = {"click": "clicked", "drag": "dragged sideways and dropped", "select": "chose another option",
+        "fill": "typed into and pressed Enter"}  # console / page errors kept per kind
 _STATIC_KEYS = ("doctype", "title", "lang", "has_viewport_meta", "charset_declared", "libraries", "uses_canvas",
                 "uses_webgl", "uses_raf", "external_resources", "size_bytes", "script_count", "module_scripts")
 
@@ -155,7 +158,7 @@ def _controls(probe: dict, summary: dict) -> dict:
         if c.get("responded") is False:
             dead.append({"selector": c.get("selector", ""), "label": str(c.get("text") or "")[:60],
                          "wired": bool(c.get("listeners")),
-                         "used": "chose its second option" if c.get("tag") == "select" else "clicked"})
+                         "used": USED.get(c.get("action") or ("select" if c.get("tag") == "select" else "click"), "used")})
     return {"total": summary.get("controls_total", 0), "tested": summary.get("controls_tested", 0),
             "responsive": summary.get("controls_responsive", 0), "dead": dead}
 

@@ -16,7 +16,7 @@ from webmend.schemas.repair import Attempt, Diagnosis, FailedTest, UnpassableTes
 TESTS_BUDGET = 12_000  # characters of failed-check text in one prompt
 ITEMS_BUDGET = 2_000  # characters per list of other evidence (layout elements, errors)
 DEAD_CONTROL_NOTE = ("a control 'did nothing' when using it once (a click from a parked pointer, a drag for a "
-                     "draggable element, the second option of a select) changed neither the DOM, the visible text, "
+                     "draggable element, another option of a select) changed neither the DOM, the visible text, "
                      "form values nor the pixels within 1 s of page time; a control whose effect a user cannot see "
                      "at once (a native picker, a link to an anchor already in view) may be listed: change it only "
                      "where a user would see nothing happen")
@@ -25,8 +25,8 @@ BLOCKED_MEANING = {
     "offsite": "a request to a host the page may not reach (the page runs offline; only the CDN libraries it loads "
                "are served, from a local mirror)",
     "navigation_away": "the page tried to leave for another address; the evaluator kept it",
-    "reload_loop": "the page reloaded itself again and again (often a form that submitted natively because its "
-                   "submit handler was never attached); the evaluator stopped the reload",
+    "reload_loop": "the page reloaded itself again and again (often a form that submitted natively because a "
+                   "script failed before it attached the submit handler); the evaluator stopped the reload",
 }
 UNPASSABLE_NOTE = "not a page defect: do not change the page for it (no added motion, no reworded content)"
 
@@ -151,6 +151,8 @@ def attempt_text(a: Attempt, names: dict[str, str] | None = None, steps: dict[st
         lines.append(f"  controls that came alive: {a.controls_revived[:5]}")
     if a.controls_died:
         lines.append(f"  controls that died: {a.controls_died[:5]}")
+    if a.controls_still_dead:
+        lines.append(f"  controls still doing nothing after it: {a.controls_still_dead[:5]}")
     if a.visual_feedback:
         lines.append(f"  visual comparison: {a.visual_feedback}")
     return "\n".join(lines)

@@ -203,7 +203,7 @@ def _try(st: _State, cand: Candidate, round_no: int, n: int, evaluate, cfg: Repa
                        eval_s=round(time.perf_counter() - t0, 3))
     eval_s = round(time.perf_counter() - t0, 3)
     verdict = acceptance.judge(record, st.checkpoint.record, cfg, _fix_verified(cand, record, cfg, st.item))
-    revived, died = _control_flips(st.checkpoint.record, record)
+    revived, died, still = _control_flips(st.checkpoint.record, record)
     feedback = None
     if judge is not None:
         feedback, usage = judge(st.checkpoint.record, record)
@@ -230,8 +230,9 @@ def _fix_verified(cand: Candidate, record: dict, cfg: RepairConfig, item: dict |
     return all(BY_NAME[name].detect(after, cand.html) is None for name in cand.operators)
 
 
-def _control_flips(before: dict, after: dict) -> tuple[list[str], list[str]]:
-    """Contrastive evidence: controls that came alive and controls that died (by selector)."""
+def _control_flips(before: dict, after: dict) -> tuple[list[str], list[str], list[str]]:
+    """Contrastive evidence by selector: controls that came alive, controls that died, and dead
+    controls the candidate left dead (what an edit aimed at them did not change)."""
     def dead(record: dict) -> set[str]:
         return set((record.get("trace_summary") or {}).get("dead_controls") or [])
 
@@ -240,7 +241,7 @@ def _control_flips(before: dict, after: dict) -> tuple[list[str], list[str]]:
         return {c.get("selector") for c in controls}
 
     b, a = dead(before), dead(after)
-    return sorted((b - a) & tested(after)), sorted((a - b) & tested(before))
+    return sorted((b - a) & tested(after)), sorted((a - b) & tested(before)), sorted(b & a)
 
 
 def _passing(record: dict) -> frozenset[str]:

@@ -46,6 +46,11 @@ GAME_CHECKLIST = {
                  "input works but the game state does not change"],
 }
 
+# What a round's later strategy should answer when the earlier candidate already is the best fix.
+SAME_FIX = {"patch": 'If the best fix is the one above, do not pad it with unrelated changes: answer {"patches": []} '
+                     "(no change proposed).",
+            "rewrite": "If the best fix is the one above, do not pad it with unrelated changes."}
+
 OUTPUT_RULES = {
     "patch": 'Reply with JSON only: {"patches": [{"old_str": "an exact substring of the current HTML, unique in '
              'it", "new_str": "its replacement"}]}. Keep each old_str short but unique.',
@@ -72,8 +77,9 @@ def build_messages(strategy: str, mode: str, d: Diagnosis, html: str, task: str,
         "## Features that must be preserved\n" + (_preserve(d) or "everything that works now"),
     ]
     if siblings:
-        parts.append("## Other candidates this round\nAlready proposed this round (a candidate identical to one of "
-                     "them is discarded unevaluated; propose a different fix):\n" + "\n".join(f"- {x}" for x in siblings))
+        parts.append("## Other candidates this round\nAlready proposed this round:\n" + "\n".join(f"- {x}" for x in siblings)
+                     + "\nPropose a different fix where there is one (another defect, another way to fix it); a copy of "
+                     "one above is not evaluated again. " + SAME_FIX[mode])
     parts += [
         "## Strategy-specific instruction\n" + INSTRUCTIONS[strategy] + _game_text(strategy, game_layer),
         "## Current HTML\n```html\n" + _cut(html, max_html_chars) + "\n```",

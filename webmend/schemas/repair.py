@@ -50,8 +50,8 @@ class UnpassableTest(FailedTest):
 
 class Control(_Model):
     selector: str
-    used: str = Field(default="clicked", description="how the census used it: clicked (dragged when draggable), "
-                      "chose its second option (a select)")
+    used: str = Field(default="clicked", description="how the census used it: clicked, dragged sideways and "
+                      "dropped, chose another option (a select), typed into")
     label: str = Field(description="visible text of the control, cut to 60 characters")
     wired: bool = Field(description="it has a listener of its own (addEventListener or on*)")
 
@@ -177,6 +177,7 @@ class Attempt(_Model):
     terms_moved: list[TermMove] = Field(default=[], description="the scoring terms (0..1) that moved, per dimension")
     controls_revived: list[str] = Field(default=[], description="dead controls of the checkpoint that now respond")
     controls_died: list[str] = Field(default=[], description="responsive controls of the checkpoint that now do nothing")
+    controls_still_dead: list[str] = Field(default=[], description="dead controls of the checkpoint still dead in the candidate")
     visual_feedback: str | None = Field(default=None, description="the judge model's before/after comparison")
     prompt_tokens: int | None = None
     completion_tokens: int | None = None

@@ -93,6 +93,7 @@ async def _try_control(s: PageSession, tr: Trace, c: dict, pixels: bool, known: 
     loc = s.page.locator(c["selector"]).first
     sel = json.dumps(c["selector"])
     action = "fill" if is_text else "select" if c["tag"] == "select" else "drag" if c.get("draggable") else "click"
+    out["action"] = action  # how it was used: repair's evidence says so
     try:
         out["listeners"] = await _listeners(s, f"document.querySelector({sel})")
         await s.iso(BLUR)  # a focus ring leaving the previous control is not this control's doing
@@ -147,7 +148,13 @@ async def _use(s: PageSession, loc, c: dict, is_text: bool) -> None:
         await s.guard(loc.fill("42" if c["type"] == "number" else "test", timeout=1000), "fill")
         await s.guard(loc.press("Enter", timeout=1000), "enter")
     elif c["tag"] == "select":
-        await s.guard(loc.select_option(index=1, timeout=1000), "select")
+        # Another option than the one shown: choosing the selected option again changes nothing,
+        # and a select whose second option is its default would read as dead.
+        index = await s.iso(f"(() => {{ const el = document.querySelector({json.dumps(c['selector'])}); "
+                            "if (!el || !el.options) return -1; for (let i = 0; i < el.options.length; i++) "
+                            "if (i !== el.selectedIndex && !el.options[i].disabled) return i; return -1; })()")
+        if isinstance(index, int) and index >= 0:
+            await s.guard(loc.select_option(index=index, timeout=1000), "select")
     else:
         if c.get("draggable"):
             await _drag(s, loc)
