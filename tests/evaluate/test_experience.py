@@ -165,3 +165,17 @@ def test_a_select_is_used_by_choosing_an_option_other_than_the_one_shown(evaluat
     ev = evaluate(SELECT)
     sort = next(c for c in ev["probe"]["controls"] if c["selector"] == "#sort")
     assert sort["action"] == "select" and sort["responded"] is True
+
+
+PICKER = """<!doctype html><html lang="en"><head><meta name="viewport" content="width=device-width"><title>Tint</title></head>
+<body><label>Tint <input type="color" id="tint" value="#ff6030"></label> <span id="hex">#ff6030</span>
+<label>Shade <input type="color" id="shade" value="#000000"></label><script>
+document.getElementById('tint').addEventListener('input', (e) => { document.getElementById('hex').textContent = e.target.value; });
+</script></body></html>"""
+
+
+def test_a_colour_input_is_used_by_picking_a_colour_and_is_never_dead_for_a_picker_nobody_sees(evaluate):
+    controls = {c["selector"]: c for c in evaluate(PICKER)["probe"]["controls"]}
+    assert controls["#tint"]["action"] == "pick" and controls["#tint"]["responded"] is True
+    # the page ignores it: as for a text field nobody reacts to, neutral, not dead
+    assert controls["#shade"]["responded"] is None

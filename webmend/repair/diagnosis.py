@@ -16,7 +16,7 @@ from webmend.schemas.vocab import DIMENSIONS, VIEWPORTS
 MAX_MESSAGES = 10
 # How the census used a control (its record's `action`; older records say nothing: by its tag).
 USED = {"click": "clicked", "drag": "dragged sideways and dropped", "select": "chose another option",
-        "fill": "typed into and pressed Enter"}  # console / page errors kept per kind
+        "fill": "typed into and pressed Enter", "pick": "given a value (a colour or date picker)"}  # console / page errors kept per kind
 _STATIC_KEYS = ("doctype", "title", "lang", "has_viewport_meta", "charset_declared", "libraries", "uses_canvas",
                 "uses_webgl", "uses_raf", "external_resources", "size_bytes", "script_count", "module_scripts")
 

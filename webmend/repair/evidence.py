@@ -17,9 +17,9 @@ TESTS_BUDGET = 12_000  # characters of failed-check text in one prompt
 ITEMS_BUDGET = 2_000  # characters per list of other evidence (layout elements, errors)
 DEAD_CONTROL_NOTE = ("a control 'did nothing' when using it once (a click from a parked pointer, a drag for a "
                      "draggable element, another option of a select) changed neither the DOM, the visible text, "
-                     "form values nor the pixels within 1 s of page time; a control whose effect a user cannot see "
-                     "at once (a native picker, a link to an anchor already in view) may be listed: change it only "
-                     "where a user would see nothing happen")
+                     "form values nor (on a still page) the pixels within 1 s of page time; a control whose effect "
+                     "the census cannot see (a link to an anchor already in view, a change drawn only on an animating "
+                     "canvas) may be listed: change it only where a user would see nothing happen")
 # What the evaluator's request policy (webmend/browser/network.py) means by each blocked reason.
 BLOCKED_MEANING = {
     "offsite": "a request to a host the page may not reach (the page runs offline; only the CDN libraries it loads "

@@ -18,6 +18,11 @@ log = logging.getLogger(__name__)
 CHANGE_EPS = 0.01
 BLUR = "document.activeElement && document.activeElement.blur && document.activeElement.blur(), true"
 TEXT_INPUTS = {"", "text", "search", "email", "url", "tel", "password", "number"}
+# Inputs whose click opens the browser's own picker, which headless Chromium never shows: they are
+# used by setting a value, as a user's pick would (PICK_VALUES).
+PICKERS = {"color", "date", "time", "month", "week", "datetime-local"}
+PICK_VALUES = {"color": "#3366cc", "date": "2026-01-15", "time": "09:30", "month": "2026-01", "week": "2026-W03",
+               "datetime-local": "2026-01-15T09:30"}
 KEY_EVENTS = {"keydown", "keyup", "keypress"}
 # Plausible values by input type, then by what the field's name/label/placeholder says.
 BY_TYPE = {"email": "ada@example.com", "tel": "+1 555 0100", "url": "https://example.com", "number": "42",
@@ -90,9 +95,11 @@ async def _controls(s: PageSession, tr: Trace, ev: dict, limit: int, pixels: boo
 async def _try_control(s: PageSession, tr: Trace, c: dict, pixels: bool, known: list[str]) -> dict:
     out = {"selector": c["selector"], "tag": c["tag"], "type": c["type"], "text": c["text"], "responded": False}
     is_text = c["tag"] == "textarea" or (c["tag"] == "input" and c["type"] in TEXT_INPUTS)
+    is_picker = c["tag"] == "input" and c["type"] in PICKERS
     loc = s.page.locator(c["selector"]).first
     sel = json.dumps(c["selector"])
-    action = "fill" if is_text else "select" if c["tag"] == "select" else "drag" if c.get("draggable") else "click"
+    action = ("fill" if is_text else "pick" if is_picker else "select" if c["tag"] == "select"
+              else "drag" if c.get("draggable") else "click")
     out["action"] = action  # how it was used: repair's evidence says so
     try:
         out["listeners"] = await _listeners(s, f"document.querySelector({sel})")
@@ -107,13 +114,15 @@ async def _try_control(s: PageSession, tr: Trace, c: dict, pixels: bool, known: 
             # after, so the before/after pair compares resting states, never hover styling.
             await s.park_pointer()
             await s.advance(s.cfg.limits.settle_ms)
-        before = await Look.take(s, pixels and not is_text)
+        # A text field or a picker shows its new value by itself (pixels and its own value change
+        # whatever the page does): it counts only when the page reacted in the DOM (live filtering,
+        # Enter adding an item, a label showing the colour); otherwise it is neutral (None), not dead.
+        quiet_ok = is_text or is_picker
+        before = await Look.take(s, pixels and not quiet_ok)
         want_pair = tr.wants_keyframe(2)
         await _use(s, loc, c, is_text)
-        out["latency_ms"] = await _response(s, before, pixels and not is_text, with_values=not is_text)
-        # A text field shows what was typed by itself: it counts only when the page reacted
-        # (live filtering, Enter adding an item); otherwise it is neutral (None), not dead.
-        out["responded"] = out["latency_ms"] is not None or (None if is_text else False)
+        out["latency_ms"] = await _response(s, before, pixels and not quiet_ok, with_values=not quiet_ok)
+        out["responded"] = out["latency_ms"] is not None or (None if quiet_ok else False)
         out["revealed_controls"] = await s.iso(f"__wm.newControls({json.dumps(known)})")
     except PageHung:
         out["hung"] = True  # the control started a runaway script; it was stopped, and the probe goes on
@@ -147,6 +156,8 @@ async def _use(s: PageSession, loc, c: dict, is_text: bool) -> None:
     if is_text:
         await s.guard(loc.fill("42" if c["type"] == "number" else "test", timeout=1000), "fill")
         await s.guard(loc.press("Enter", timeout=1000), "enter")
+    elif c["tag"] == "input" and c["type"] in PICKERS:
+        await s.guard(loc.fill(PICK_VALUES[c["type"]], timeout=1000), "pick")
     elif c["tag"] == "select":
         # Another option than the one shown: choosing the selected option again changes nothing,
         # and a select whose second option is its default would read as dead.
