@@ -22,7 +22,8 @@ from webmend.schemas.contract import CONTRACT_VERSION
 
 log = logging.getLogger(__name__)
 
-BUILD_PARAMS = {"temperature": 0.0, "seed": 0, "max_tokens": 8000}
+# 16,000 answer tokens: a real task's transitions with their checks did not fit in 8,000 (issue 36).
+BUILD_PARAMS = {"temperature": 0.0, "seed": 0, "max_tokens": 16000}
 _STAGE_KEYS = {"requirements": ("requirements",), "initial_contract": ("initial_contract",),
                "graph": ("states", "transitions"), "test_items": ("test_items",)}
 

@@ -7,19 +7,90 @@ from __future__ import annotations
 
 import json
 
-from webmend.schemas.contract import CHECK_ACTIONS, ROLES, STEP_ACTIONS
+from webmend.schemas.contract import ACTION_SPECS, CHECK_ACTIONS, ROLES, STEP_ACTIONS
 
 STAGES = ("requirements", "initial_contract", "graph", "test_items")
 
+# One complete small contract, shown to the model (a test keeps it valid).
+EXAMPLE = {
+    "requirements": [
+        {"id": "R1", "kind": "explicit", "text": "'Add one' increases the shown count by one"},
+        {"id": "R2", "kind": "explicit", "text": "'Reset' sets the count back to 0"},
+        {"id": "R3", "kind": "implicit", "text": "the count survives a reload"},
+    ],
+    "initial_contract": {"text": "A count of 0 with an 'Add one' and a 'Reset' button.", "checks": [
+        {"id": "I1", "when": "after", "requirement": "R1",
+         "check": {"action": "assert_visible", "target": {"role": "button", "name": "add one"}}}]},
+    "states": [{"id": "S0", "description": "count 0"}, {"id": "S1", "description": "count 2"}],
+    "transitions": [
+        {"id": "T1", "from": "S0", "to": "S1", "intent": "add one twice", "requirements": ["R1"],
+         "steps": [{"action": "click", "target": {"role": "button", "name": "add one"}},
+                   {"action": "click", "target": {"role": "button", "name": "add one"}}],
+         "assertions": [{"id": "A1", "when": "change", "requirement": "R1",
+                         "check": {"action": "assert_text_contains", "selector": "body", "text": "\\b1\\b"}},
+                        {"id": "A2", "when": "after", "requirement": "R1",
+                         "check": {"action": "assert_text_contains", "selector": "body", "text": "\\b2\\b"}}]},
+        {"id": "T2", "from": "S1", "to": "S1", "intent": "reload the page with the count at 2", "requirements": ["R3"],
+         "steps": [{"action": "reload"}],
+         "assertions": [{"id": "A3", "when": "after", "requirement": "R3",
+                         "check": {"action": "assert_text_contains", "selector": "body", "text": "\\b2\\b"}}]},
+        {"id": "T3", "from": "S1", "to": "S0", "intent": "add one more, then reset", "requirements": ["R1", "R2"],
+         "steps": [{"action": "click", "target": {"role": "button", "name": "add one"}},
+                   {"action": "click", "target": {"role": "button", "name": "reset"}}],
+         "assertions": [{"id": "A4", "when": "change", "requirement": "R1",
+                         "check": {"action": "assert_text_contains", "selector": "body", "text": "\\b3\\b"}},
+                        {"id": "A5", "when": "after", "requirement": "R2",
+                         "check": {"action": "assert_js_value",
+                                   "expression": "!/\\b[1-9]\\d*\\b/.test(document.body.innerText)", "expected": True}}]},
+    ],
+    "test_items": [{"id": "TI1", "requirements": ["R1", "R2"], "transitions": ["T1", "T3"]},
+                   {"id": "TI2", "requirements": ["R3"], "transitions": ["T2"]}],
+}
+
+
+def _action_lines(actions: tuple[str, ...]) -> str:
+    lines = []
+    for name in actions:
+        spec = ACTION_SPECS[name]
+        needs = "; ".join(" or ".join(n) for n in spec.needs) or "no field"
+        optional = f"; optional {', '.join(spec.optional)}" if spec.optional else ""
+        lines.append(f"- {name}: needs {needs}{optional}. {spec.does}. e.g. {json.dumps(spec.example)}")
+    return "\n".join(lines)
+
+
 SYSTEM = f"""You write executable interaction contracts for single-file web pages. A contract is written
 against the task, so it must hold for every page that does the task, whoever wrote it.
-- Steps use these actions: {", ".join(STEP_ACTIONS)}.
-- Checks use these: {", ".join(CHECK_ACTIONS)}.
-- Locate elements the way a user does: "target": {{"role": R, "name": regex}} (R one of {", ".join(ROLES)}),
-  or {{"label": ...}}, {{"placeholder": ...}} or {{"text": ...}}; a CSS "selector" only with tags and
-  attributes (li, input[type=checkbox]:checked), never an #id or .class of one implementation.
-- Check what a user can observe: visible text, counts of visible items, values shown, what survives a reload.
-- An assertion is {{"id", "when": "change"|"after", "check": {{...}}, "requirement": id}}.
+
+## Steps and checks
+A step or a check is one JSON object: "action" and only the fields listed for that action (no
+other key: not "type", "js", "script" or "selector" inside "target").
+Finding an element: "target" is how a user finds it, exactly one of {{"role": R, "name": regex}} (R one of
+{", ".join(ROLES)}; "name" is the accessible name, optional), {{"label": regex}}, {{"placeholder": regex}} or
+{{"text": regex}}, plus optional "nth" (0-based among visible matches) and "exact": true (whole-string match);
+or "selector", a CSS selector beside "target" (not inside it) made of tags and attributes only (li,
+input[type=checkbox]:checked, canvas), never an #id or .class of one implementation. Text in a
+target, "text" of the text checks and "text_pattern" are regular expressions searched
+case-insensitively (a target with "exact": true matches the whole string instead).
+
+Steps (what a user does), in a transition's "steps":
+{_action_lines(STEP_ACTIONS)}
+
+Checks (what must be true), in an assertion's "check":
+{_action_lines(CHECK_ACTIONS)}
+
+## Assertions
+{{"id": "A1", "when": "change" or "after", "check": {{a check}}, "requirement": "R1"}}. "after": the check
+must hold when the transition's steps have all run. "change": it must become true at some point
+during the transition (it is checked after every step). An assertion a check cannot express may be
+{{"id", "when", "judged": true, "text": what a person would see}} with no check: a visual judge decides it.
+JavaScript ("expression" of eval_js and assert_js_value) runs in the page's own window: it sees the
+page's globals and DOM; a returned promise is awaited while page time advances (up to "timeout" ms
+of page time, default 5000); assert_js_value compares the resulting value with "expected" exactly.
+Check what a user can observe: visible text, counts of visible items, values shown, what survives a reload.
+
+## A complete small contract (a counter with 'Add one' and 'Reset')
+{json.dumps(EXAMPLE)}
+
 Answer with one JSON object and nothing else."""
 
 _ASK = {
@@ -28,9 +99,10 @@ _ASK = {
     "initial_contract": 'Say what the page must hold when it loads: {"initial_contract": {"text": ..., "checks": '
                         '[assertions with when "after"]}}.',
     "graph": 'Write the states and transitions: {"states": [{"id": "S0", "description": ...}, ...], "transitions": '
-             '[{"id": "T1", "from": "S0", "to": ..., "intent": one concrete user intent with values, "steps": [...], '
-             '"assertions": [...], "requirements": [ids]}]}. S0 is the page as loaded; every state reachable from S0; '
-             "at least one transition exercises two requirements or more.",
+             '[{"id": "T1", "from": "S0", "to": ..., "intent": one concrete user intent with values, "steps": [steps], '
+             '"assertions": [assertions], "requirements": [ids]}]}. S0 is the page as loaded; every state reachable '
+             "from S0; at least one transition exercises two requirements or more. Every step and check uses only the "
+             "fields its action lists in the system message.",
     "test_items": 'Group the requirements into test items of at most 3, each mapped to the transitions that check them: '
                   '{"test_items": [{"id": "TI1", "requirements": [...], "transitions": [...]}]}. Cover every requirement.',
 }

@@ -7,6 +7,7 @@ them back to the model and a reject can be counted by reason.
 
 from __future__ import annotations
 
+import json
 import re
 from collections import deque
 from dataclasses import dataclass
@@ -15,27 +16,14 @@ from cssselect import SelectorError, parse as parse_css
 from pydantic import ValidationError
 
 from webmend.evaluate.testcases import js_regex
-from webmend.schemas.contract import CHECK_ACTIONS, INITIAL_STATE, Contract, Step, requirement_links
+from webmend.schemas.contract import (ACTION_SPECS, CHECK_ACTIONS, INITIAL_STATE, STEP_ACTIONS, Contract, Step,
+                                      requirement_links)
 
 PROBLEMS = (
     "schema", "duplicate_id", "no_initial_state", "unknown_state", "unknown_transition", "unreachable_state", "orphan_state",
     "unknown_requirement", "uncovered_requirement", "no_explicit_requirement", "no_composed_transition",
     "bad_step", "bad_selector", "implementation_selector", "bad_pattern", "bad_assertion", "empty_transition",
 )
-
-# Parameters each action needs (one of each inner tuple). Locating actions take a target or a selector.
-_LOCATE = ("target", "selector")
-_NEEDS: dict[str, tuple[tuple[str, ...], ...]] = {
-    "click": (_LOCATE,), "hover": (_LOCATE,), "focus": (_LOCATE,), "check": (_LOCATE,),
-    "type": (_LOCATE, ("text",)), "select_option": (_LOCATE, ("value",)), "click_text": (("text_pattern",),),
-    "press_key": (("key",),), "wait": (("ms", "duration"),), "wait_for": (_LOCATE,), "eval_js": (("expression",),),
-    "resize": (("width",), ("height",)), "drag": (("from_pos", "from_", "from_selector"), ("to_pos", "to", "to_selector", "dx", "dy")),
-    "assert_text_contains": (_LOCATE, ("text",)), "assert_text_not_contains": (_LOCATE, ("text",)),
-    "assert_count": (_LOCATE, ("gte", "lte", "eq")), "assert_visible": (_LOCATE,), "assert_not_visible": (_LOCATE,),
-    "assert_js_value": (("expression",),), "assert_style": (("selector",), ("property",), ("value",)),
-    "assert_attribute": (_LOCATE, ("attribute",), ("value",)), "assert_value": (_LOCATE, ("value",)),
-}
-
 
 @dataclass(frozen=True)
 class Problem:
@@ -52,7 +40,7 @@ def validate_contract(data: dict | Contract) -> list[Problem]:
         try:
             data = Contract.model_validate(data)
         except ValidationError as exc:
-            return [Problem("schema", ".".join(str(p) for p in e["loc"]) or "$", e["msg"]) for e in exc.errors()]
+            return _schema_problems(exc, data)
     c = data
     problems = _ids(c) + _graph(c) + _coverage(c)
     for t in c.transitions:
@@ -137,9 +125,10 @@ def _assertion(a, where: str) -> list[Problem]:
 
 def _step(step: Step, where: str) -> list[Problem]:
     out = []
-    for need in _NEEDS.get(step.action, ()):
-        if all(getattr(step, name) is None for name in need):
-            out.append(Problem("bad_step", where, f"{step.action} needs {' or '.join(need)}"))
+    spec = ACTION_SPECS[step.action]
+    for need in spec.needs:
+        if all(getattr(step, "from_" if name == "from" else name) is None for name in need):
+            out.append(Problem("bad_step", where, f"{step.action} needs {' or '.join(need)}; {_fields(step.action)}"))
     if step.target is not None:
         given = [k for k in ("role", "label", "placeholder", "text") if getattr(step.target, k) is not None]
         if len(given) != 1:
@@ -154,6 +143,53 @@ def _step(step: Step, where: str) -> list[Problem]:
         if step.action != "type":
             out += _pattern(getattr(step, name), name, where)
     return out
+
+
+def _fields(action: str) -> str:
+    spec = ACTION_SPECS[action]
+    return f"its fields: {', '.join(spec.fields())}; e.g. {json.dumps(spec.example)}"
+
+
+def _schema_problems(exc: ValidationError, data) -> list[Problem]:
+    """Pydantic's errors, and for a step or check the fields its action takes and an example: a
+    model that wrote `js` where `expression` goes learns the right name from the re-ask."""
+    out = []
+    for e in exc.errors():
+        where = ".".join(str(p) for p in e["loc"]) or "$"
+        message = e["msg"]
+        obj = _parent(data, e["loc"])
+        action = _action_of(obj)
+        field = e["loc"][-1] if e["loc"] else None
+        if e["type"] == "extra_forbidden" and action is not None and isinstance(obj, dict) and obj.get(field) == action:
+            message = f"the action's name goes in \"action\", not {field!r}; {_fields(action)}"
+        elif e["type"] == "extra_forbidden" and action is not None:
+            message = f"{field!r} is not a field of {action}; {_fields(action)}"
+        elif e["loc"][-1:] == ("action",) and isinstance(obj, dict):
+            message = (f"{message}: a step or check is {{\"action\": NAME, ...its fields}}; steps: "
+                       f"{', '.join(STEP_ACTIONS)}; checks: {', '.join(CHECK_ACTIONS)}")
+        out.append(Problem("schema", where, message))
+    return out
+
+
+def _action_of(obj) -> str | None:
+    """The action a raw step names: its "action", else a value that is an action's name (a model
+    that wrote {"type": "assert_js_value"} meant that action)."""
+    if not isinstance(obj, dict):
+        return None
+    if obj.get("action") in ACTION_SPECS:
+        return obj["action"]
+    return next((v for v in obj.values() if isinstance(v, str) and v in ACTION_SPECS), None)
+
+
+def _parent(data, loc: tuple):
+    """The object holding the field at `loc` in the raw data (None where the path breaks)."""
+    obj = data
+    for key in loc[:-1]:
+        try:
+            obj = obj[key]
+        except (KeyError, IndexError, TypeError):
+            return None
+    return obj
 
 
 def _pattern(pattern: str | None, name: str, where: str) -> list[Problem]:

@@ -8,6 +8,7 @@ formed steps) live in webmend/contracts/validate.py.
 from __future__ import annotations
 
 import json
+from dataclasses import dataclass
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -29,6 +30,89 @@ CHECK_ACTIONS = (
     "assert_js_value", "assert_screenshot_changed", "assert_screenshot_not_blank", "assert_no_horizontal_scroll",
     "assert_console_clean", "assert_style", "assert_attribute", "assert_value", "assert_a11y_basic", "assert_semantic_html",
 )
+LOCATE = ("target", "selector")  # a locating action takes a user-facing target or a CSS selector
+
+
+@dataclass(frozen=True)
+class ActionSpec:
+    """The fields one action reads: `needs` (one field of each inner tuple), `optional`, an example
+    and what it does. Defined once: the validator checks `needs`, the builder's prompt and re-asks
+    state every action's fields from here (docs/icg-format.md)."""
+
+    needs: tuple[tuple[str, ...], ...]
+    optional: tuple[str, ...]
+    example: dict
+    does: str
+
+    def fields(self) -> list[str]:
+        return ["action", *dict.fromkeys(f for need in self.needs for f in need), *self.optional]
+
+
+def _spec(needs, optional, does, **example) -> ActionSpec:
+    return ActionSpec(tuple(needs), tuple(optional), example, does)
+
+
+ACTION_SPECS: dict[str, ActionSpec] = {
+    "click": _spec([LOCATE], [], "click the first visible match", action="click", target={"role": "button", "name": "^Add$"}),
+    "click_text": _spec([("text_pattern",)], [], "click the one visible element whose text matches the regex",
+                        action="click_text", text_pattern="^clear all$"),
+    "type": _spec([LOCATE, ("text",)], [], "fill the field with text (its value is replaced)",
+                  action="type", target={"label": "New task"}, text="Buy milk"),
+    "press_key": _spec([("key",)], ["repeat"], "press a key (Playwright names: Enter, ArrowLeft, Space, Control+K)",
+                       action="press_key", key="Enter"),
+    "hover": _spec([LOCATE], [], "move the pointer over it", action="hover", target={"role": "img"}),
+    "focus": _spec([LOCATE], [], "focus it", action="focus", target={"placeholder": "Search"}),
+    "contextmenu": _spec([], ["target", "selector"], "right-click it (the page when neither is given)",
+                         action="contextmenu", selector="canvas"),
+    "scroll": _spec([], ["direction", "amount", "dx", "dy"], "scroll the window (direction up/down/left/right, amount px)",
+                    action="scroll", direction="down", amount=600),
+    "drag": _spec([("from_pos", "from", "from_selector"), ("to_pos", "to", "to_selector", "dx", "dy")], ["from_offset"],
+                  "press, move and release the pointer (points are [x, y] in CSS px of the viewport)",
+                  action="drag", from_pos=[200, 300], to_pos=[420, 300]),
+    "resize": _spec([("width",), ("height",)], [], "set the viewport size", action="resize", width=375, height=667),
+    "wait": _spec([("ms", "duration")], [], "let page time pass (virtual time: animations and timers advance)",
+                  action="wait", ms=500),
+    "wait_for": _spec([LOCATE], ["timeout"], "wait until a match is visible (timeout in ms of page time, default 5000)",
+                      action="wait_for", target={"role": "dialog"}, timeout=3000),
+    "eval_js": _spec([("expression",)], ["timeout"], "run JavaScript in the page, ignore its value",
+                     action="eval_js", expression="localStorage.clear()"),
+    "screenshot": _spec([], ["label"], "capture the viewport: the reference of the next assert_screenshot_changed",
+                        action="screenshot", label="before"),
+    "select_option": _spec([LOCATE, ("value",)], [], "choose an option of a select by its value or label",
+                           action="select_option", target={"label": "Sort by"}, value="date"),
+    "check": _spec([LOCATE], [], "tick a checkbox or radio", action="check", target={"role": "checkbox", "name": "Buy milk"}),
+    "reload": _spec([], [], "reload the document (storage is kept)", action="reload"),
+    "assert_text_contains": _spec([LOCATE, ("text",)], [], "the element's visible text matches the case-insensitive regex",
+                                  action="assert_text_contains", selector="ul", text="Buy milk"),
+    "assert_text_not_contains": _spec([LOCATE, ("text",)], [], "the element's visible text does not match the regex",
+                                      action="assert_text_not_contains", selector="body", text="error"),
+    "assert_count": _spec([LOCATE, ("gte", "lte", "eq")], [], "number of matches, visible or not, against gte/lte/eq",
+                          action="assert_count", selector="li", eq=3),
+    "assert_visible": _spec([LOCATE], [], "some match is visible", action="assert_visible", target={"role": "dialog"}),
+    "assert_not_visible": _spec([LOCATE], [], "no match is visible", action="assert_not_visible", target={"role": "dialog"}),
+    "assert_js_value": _spec([("expression",)], ["expected", "timeout"],
+                             "evaluate the expression in the page; its value must equal expected (default true) "
+                             "exactly; a returned promise is awaited while page time advances, up to timeout ms (5000)",
+                             action="assert_js_value", expression="document.querySelectorAll('li').length === 3",
+                             expected=True),
+    "assert_screenshot_changed": _spec([], ["threshold"], "the viewport differs from the last screenshot step",
+                                       action="assert_screenshot_changed"),
+    "assert_screenshot_not_blank": _spec([], [], "the viewport is not blank", action="assert_screenshot_not_blank"),
+    "assert_no_horizontal_scroll": _spec([], [], "the document is not wider than the viewport",
+                                         action="assert_no_horizontal_scroll"),
+    "assert_console_clean": _spec([], [], "no console error and no uncaught exception since the document loaded",
+                                  action="assert_console_clean"),
+    "assert_style": _spec([("selector",), ("property",), ("value",)], [], "a computed style equals value (CSS selector only)",
+                          action="assert_style", selector="body", property="overflow-x", value="hidden"),
+    "assert_attribute": _spec([LOCATE, ("attribute",), ("value",)], [], "an attribute of the first match equals value",
+                              action="assert_attribute", target={"role": "button", "name": "Play"},
+                              attribute="aria-pressed", value="true"),
+    "assert_value": _spec([LOCATE, ("value",)], [], "the value of a form field equals value",
+                          action="assert_value", target={"label": "Amount"}, value="12.50"),
+    "assert_a11y_basic": _spec([], [], "every img has alt text, there is an h1, html has lang", action="assert_a11y_basic"),
+    "assert_semantic_html": _spec([("tags",)], [], "each tag occurs at least once",
+                                  action="assert_semantic_html", tags=["main", "nav"]),
+}
 REQUIREMENT_KINDS = ("explicit", "implicit")
 WHEN = ("change", "after")
 ROLES = ("button", "link", "textbox", "checkbox", "radio", "combobox", "listbox", "option", "heading", "list",
