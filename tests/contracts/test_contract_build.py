@@ -88,7 +88,8 @@ def test_the_cli_writes_kept_contracts_and_rejects(server, tmp_path, capsys):  #
                        + json.dumps({"id": "other", "category": "apps_tools", "prompt": "Build a timer page."}) + "\n")
     server.script(*stage_replies(TODO), chat_reply("nothing useful"), chat_reply("nothing again"))
     out = tmp_path / "out"
-    assert main(["contract", "build", str(prompts), "--model", "openai/scripted", "--out", str(out)]) == 0
+    # one task at a time: the scripted server answers in arrival order
+    assert main(["contract", "build", str(prompts), "--model", "openai/scripted", "--out", str(out), "--workers", "1"]) == 0
     (kept,) = [json.loads(line) for line in (out / "contracts.jsonl").read_text().splitlines()]
     assert kept["task"] == TASK
     (reject,) = [json.loads(line) for line in (out / "rejects.jsonl").read_text().splitlines()]
@@ -112,3 +113,39 @@ def test_the_pipeline_stage_commits_a_build_and_a_rerun_makes_no_call(server, tm
     assert json.loads(row["contract"])["transitions"] == TODO["transitions"]
     again = contract_stage(str(tmp_path), [TASK], "openai/scripted", make_client())
     assert not again.built and again.key == first.key and again.summary == first.summary and len(server.requests) == 4
+
+
+def test_the_family_flag_and_the_settings_flags_reach_the_build(server, tmp_path):  # noqa: F811
+    prompts = tmp_path / "prompts.jsonl"
+    prompts.write_text(json.dumps({"id": "todo_list", "prompt": TASK["prompt"]}) + "\n")
+    n = len(server.requests)
+    server.script(*stage_replies(TODO))
+    out = tmp_path / "out"
+    assert main(["contract", "build", str(prompts), "--model", "openai/scripted", "--out", str(out), "--family",
+                 "apps_tools", "--timeout", "30", "--max-tokens", "12000", "--workers", "1"]) == 0
+    (kept,) = [json.loads(line) for line in (out / "contracts.jsonl").read_text().splitlines()]
+    assert kept["task"]["family"] == "apps_tools"
+    assert "family apps_tools" in server.requests[n].user_text
+    assert server.requests[n].body["max_tokens"] == 12000
+
+
+def test_a_spend_cap_rejects_the_task_with_the_reason_instead_of_failing_the_run(server, tmp_path):  # noqa: F811
+    prompts = tmp_path / "prompts.jsonl"
+    prompts.write_text(json.dumps({"id": "todo_list", "prompt": TASK["prompt"]}) + "\n")
+    server.script(*stage_replies(TODO))
+    out = tmp_path / "out"
+    assert main(["contract", "build", str(prompts), "--model", "openai/scripted", "--out", str(out),
+                 "--max-total-tokens", "1", "--workers", "1"]) == 0
+    (reject,) = [json.loads(line) for line in (out / "rejects.jsonl").read_text().splitlines()]
+    assert reject["problems"] == ["not built: the run's spend cap was reached"]
+
+
+def test_execute_takes_a_folder_of_pages_and_a_missing_path_is_a_clear_error(tmp_path, capsys):
+    refs = ROOT / "data" / "contracts" / "todo_list" / "refs"
+    contract = str(ROOT / "data" / "contracts" / "todo_list" / "contract.json")
+    out = tmp_path / "r.jsonl"
+    assert main(["contract", "execute", contract, str(refs), "--out", str(out)]) == 0
+    pages = [json.loads(line)["page"] for line in out.read_text().splitlines()]
+    assert pages == sorted(str(p) for p in refs.rglob("*.html")) and pages
+    assert main(["contract", "execute", contract, str(tmp_path / "nope")]) == 2
+    assert "no such file or folder" in capsys.readouterr().err

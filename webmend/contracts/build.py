@@ -10,6 +10,7 @@ that is not JSON is asked again once, then the task is rejected.
 from __future__ import annotations
 
 import logging
+import threading
 from dataclasses import dataclass, field
 from typing import Callable
 
@@ -18,6 +19,7 @@ from webmend.contracts.validate import validate_contract
 from webmend.evaluate.judge.jsonparse import JSONExtractError, extract_json
 from webmend.llm.cache import ResponseCache, cache_key
 from webmend.llm.client import LLMClient, LLMError
+from webmend.llm.limits import SpendCapReached
 from webmend.schemas.contract import CONTRACT_VERSION
 
 log = logging.getLogger(__name__)
@@ -31,16 +33,19 @@ _STAGE_KEYS = {"requirements": ("requirements",), "initial_contract": ("initial_
 class ContractModel:
     """ask(messages) -> text through one client, cached by (model, params, messages)."""
 
-    def __init__(self, client: LLMClient, cache: ResponseCache | None = None):
+    def __init__(self, client: LLMClient, cache: ResponseCache | None = None, params: dict | None = None):
         self.client, self.cache, self.calls = client, cache, 0
+        self.params = params or BUILD_PARAMS
+        self._lock = threading.Lock()  # tasks may be built on several threads (--workers)
 
     def __call__(self, messages: list[dict]) -> str:
-        key = cache_key(self.client.model, BUILD_PARAMS, messages)
+        key = cache_key(self.client.model, self.params, messages)
         hit = self.cache.get(key) if self.cache is not None else None
         if hit is not None:
             return hit["text"]
-        completion = self.client.complete(messages, **BUILD_PARAMS)
-        self.calls += 1
+        completion = self.client.complete(messages, **self.params)
+        with self._lock:
+            self.calls += 1
         if completion.refused:
             raise LLMError("refusal", "the provider refused to write a contract")
         if self.cache is not None:
@@ -70,6 +75,8 @@ def build_contract(task: dict, ask: Callable[[list[dict]], str]) -> BuildResult:
         return BuildResult(task["id"], None, [str(exc)])
     except LLMError as exc:
         return BuildResult(task["id"], None, [f"model call failed ({exc.kind}): {str(exc)[:200]}"])
+    except SpendCapReached:
+        return BuildResult(task["id"], None, ["not built: the run's spend cap was reached"])
     contract = _assemble(task, so_far)
     problems = [str(p) for p in validate_contract(contract)]
     if not problems:
@@ -80,6 +87,8 @@ def build_contract(task: dict, ask: Callable[[list[dict]], str]) -> BuildResult:
         fixed = _assemble(task, answer.get("contract", answer) if isinstance(answer.get("contract"), dict) else answer)
     except (_BadAnswer, LLMError) as exc:
         return BuildResult(task["id"], None, [*problems, f"fix: {exc}"], sent_back=True)
+    except SpendCapReached:
+        return BuildResult(task["id"], None, [*problems, "fix: not asked, the run's spend cap was reached"], sent_back=True)
     remaining = [str(p) for p in validate_contract(fixed)]
     return BuildResult(task["id"], None if remaining else fixed, remaining or problems, sent_back=True)
 

@@ -8,6 +8,8 @@ from pathlib import Path
 
 from webmend.contracts.executable import FilterConfig
 from webmend.contracts.stage import write_lines
+from webmend.llm.settings import add_settings_arguments, settings_from_args
+from webmend.schemas.vocab import FAMILIES
 
 
 def add_contract_arguments(p) -> None:
@@ -16,9 +18,11 @@ def add_contract_arguments(p) -> None:
     b.add_argument("prompts", nargs="+", help="prompt files: HTMLBench items or prompt lists (as `webmend generate`)")
     b.add_argument("--model", required=True, help="PROVIDER/MODEL as litellm names it")
     b.add_argument("--out", default="out/contracts", help="output folder: contracts.jsonl, rejects.jsonl, summary.json")
+    b.add_argument("--family", choices=FAMILIES, help="the task family of prompts whose file gives none (an item's category wins)")
+    add_settings_arguments(b)  # --workers (tasks at once), --timeout, --max-retries, --rpm, --tpm, spend caps, --max-tokens
     x = sub.add_parser("execute", help="run one contract on pages in the sandbox and score it")
     x.add_argument("contract", help="a contract (.json)")
-    x.add_argument("pages", nargs="+", help="HTML files")
+    x.add_argument("pages", nargs="+", help="HTML files or folders of them (as `webmend evaluate` takes)")
     x.add_argument("--out", help="write one result per page here (.jsonl); else to stdout")
     x.add_argument("--no-share", action="store_true", help="replay every transition's chain from a fresh load")
     a = sub.add_parser("audit", help="write a contract's human audit sheet (HTML) from `execute` results")
@@ -53,8 +57,9 @@ def items_with_contracts(items: dict[str, dict], paths: list[str] | None) -> dic
     return out
 
 
-def tasks_from(paths: list[str]) -> list[dict]:
-    """{id, prompt, family} per prompt; the family from an HTMLBench item's category when it has one."""
+def tasks_from(paths: list[str], family: str | None = None) -> list[dict]:
+    """{id, prompt, family} per prompt; the family from an HTMLBench item's category when it has
+    one, else `family`."""
     from webmend.generate.prompts import load_prompts
 
     tasks = []
@@ -65,7 +70,7 @@ def tasks_from(paths: list[str]) -> list[dict]:
                 row = json.loads(line) if line.strip() else {}
                 if isinstance(row, dict) and row.get("id") is not None:
                     families[str(row["id"])] = row.get("category")
-        tasks += [{"id": p.id, "prompt": p.prompt, "family": families.get(p.id)} for p in load_prompts(path)]
+        tasks += [{"id": p.id, "prompt": p.prompt, "family": families.get(p.id) or family} for p in load_prompts(path)]
     return tasks
 
 
@@ -96,7 +101,7 @@ def _execute(args) -> int:
 
     contract = load_contracts([args.contract])[0]
     lines = []
-    for page in args.pages:
+    for page in page_paths(args.pages):
         run = execute_contract(Path(page).read_text(encoding="utf-8", errors="replace"), contract, EvalConfig(),
                                share_prefixes=not args.no_share)
         lines.append({"task_id": contract["task"]["id"], "page": page, **run.to_dict()})
@@ -107,6 +112,20 @@ def _execute(args) -> int:
     else:
         print("".join(json.dumps(r, sort_keys=True) + "\n" for r in lines), end="")
     return 0
+
+
+def page_paths(paths: list[str]) -> list[str]:
+    """HTML files, and every .html below a folder (sorted), as `webmend evaluate` takes them."""
+    out = []
+    for path in paths:
+        p = Path(path)
+        if p.is_dir():
+            out += [str(f) for f in sorted(p.rglob("*.html"))]
+        elif p.is_file():
+            out.append(str(p))
+        else:
+            raise FileNotFoundError(f"{path}: no such file or folder")
+    return out
 
 
 def _validate(args) -> int:
@@ -136,17 +155,18 @@ def _validate(args) -> int:
 
 
 def _build(args) -> int:
-    from webmend.contracts.build import ContractModel
+    from webmend.contracts.build import BUILD_PARAMS, ContractModel
     from webmend.contracts.stage import build_contracts
     from webmend.llm.cache import ResponseCache
-    from webmend.llm.settings import GenerationSettings
 
     for path in args.prompts:
         if not Path(path).is_file():
             print(f"webmend contract build: {path}: no such file", file=sys.stderr)
             return 2
     out = Path(args.out)
-    model = ContractModel(GenerationSettings().client(args.model), ResponseCache(out / "cache"))
-    summary = build_contracts(tasks_from(args.prompts), model, out)
+    settings = settings_from_args(args)
+    params = {**BUILD_PARAMS, **({"max_tokens": settings.max_tokens} if settings.max_tokens else {})}
+    model = ContractModel(settings.client(args.model), ResponseCache(out / "cache"), params)
+    summary = build_contracts(tasks_from(args.prompts, args.family), model, out, workers=settings.workers)
     print(json.dumps(summary, indent=2))
     return 0

@@ -23,16 +23,20 @@ CACHE_DIR = "cache/contracts"
 STAGE = "contracts"
 
 
-def build_contracts(tasks: list[dict], model, out: Path) -> dict:
+def build_contracts(tasks: list[dict], model, out: Path, workers: int = 1) -> dict:
     """A contract per task ({id, prompt, family?}) with `model` (build.ContractModel) into
     OUT/contracts.jsonl, the rejects with their reasons into OUT/rejects.jsonl, then OUT/summary.json;
-    returns the summary."""
+    returns the summary. `workers` tasks are built at once (threads: the work is waiting on the
+    model); the outputs keep the tasks' order."""
+    from concurrent.futures import ThreadPoolExecutor
+
     from webmend.contracts.build import build_contract  # litellm takes seconds to import
 
     out.mkdir(parents=True, exist_ok=True)
     kept, rejected = [], []
-    for task in tasks:
-        result = build_contract(task, model)
+    with ThreadPoolExecutor(max_workers=max(1, workers)) as pool:
+        results = list(pool.map(lambda task: build_contract(task, model), tasks))
+    for task, result in zip(tasks, results):
         (kept if result.kept else rejected).append(result)
         log.info("%s: %s%s", task["id"], "kept" if result.kept else "rejected", " (sent back once)" if result.sent_back else "")
     write_lines(out / "contracts.jsonl", [r.contract for r in kept])
