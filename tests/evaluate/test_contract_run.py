@@ -143,3 +143,17 @@ def test_a_page_that_hangs_while_loading_costs_one_load(worker, cfg):
     assert {t: o.status for t, o in run.transitions.items()} == {
         "T1": "failed", "T2": "blocked", "T3": "blocked", "T4": "failed", "T5": "blocked"}
     assert run.transitions["T4"].reason == run.transitions["T1"].reason == "page hung during load"
+
+
+def test_an_error_thrown_while_the_page_loads_fails_assert_console_clean_in_the_initial_checks(worker, cfg):
+    contract, _ = load("todo_list")
+    contract = json.loads(json.dumps(contract))
+    contract["initial_contract"]["checks"].append(
+        {"id": "IC_clean", "when": "after", "check": {"action": "assert_console_clean"}})
+    assert validate_contract(contract) == []
+    good = (TASKS_DIR / "todo_list" / "refs" / "ref_a.html").read_text()
+    broken = good.replace("</body>", "<script>const = 1;</script></body>", 1)  # a SyntaxError at load
+    assert "</body>" in good
+    assert execute_contract(good, contract, cfg, worker=worker).initial["IC_clean"] is True
+    run = execute_contract(broken, contract, cfg, worker=worker)
+    assert run.initial["IC_clean"] is False and "console error" in run.initial_reasons["IC_clean"]

@@ -159,12 +159,14 @@ class _Walk:
     async def _fresh(self) -> str:
         """Load a new document (own origin, empty storage) and run the initial checks on it."""
         self.documents += 1
+        # "since the document loaded" counts what it threw while loading (a SyntaxError, say)
+        errors_before_load = self.s.shared.events.error_total
         try:
             await self.s.load(f"c{self.documents}")
         except (PageHung, PageCrashed) as exc:
             self.load_fault = exc
             raise
-        self.runner = StepRunner(self.s, self.s.shared.events.error_total)
+        self.runner = StepRunner(self.s, errors_before_load)
         try:
             await within_node_cap(self.s)
         except StepFailed as exc:
