@@ -95,8 +95,10 @@ ACTION_SPECS: dict[str, ActionSpec] = {
                              "exactly; a returned promise is awaited while page time advances, up to timeout ms (5000)",
                              action="assert_js_value", expression="document.querySelectorAll('li').length === 3",
                              expected=True),
-    "assert_screenshot_changed": _spec([], ["threshold"], "the viewport differs from the last screenshot step",
-                                       action="assert_screenshot_changed"),
+    "assert_screenshot_changed": _spec([], ["threshold"], "the viewport differs from the last screenshot step: "
+                                       "1 - mean SSIM of 160x90 grayscale thumbnails >= 1 - threshold (default 0.95: "
+                                       "5% of the view; a redrawn chart or one small widget changes 1-4%, use 0.99)",
+                                       action="assert_screenshot_changed", threshold=0.99),
     "assert_screenshot_not_blank": _spec([], [], "the viewport is not blank", action="assert_screenshot_not_blank"),
     "assert_no_horizontal_scroll": _spec([], [], "the document is not wider than the viewport",
                                          action="assert_no_horizontal_scroll"),
