@@ -83,3 +83,14 @@ def test_a_judged_assertion_needs_text_and_no_check():
         {"id": "A9", "when": "after", "judged": True, "text": "the list looks tidy", "requirement": "R1"}))
     assert validate_contract(ok) == []
     assert codes(_mutated(lambda d: _t(d, "T1")["assertions"][0].update({"check": {"action": "click", "selector": "li"}}))) == {"bad_assertion"}
+
+
+def test_a_requirement_checked_only_at_load_has_a_test_item_without_transitions():
+    c = copy.deepcopy(TODO)
+    c["requirements"].append({"id": "R_load", "kind": "implicit", "text": "the list area shows at load"})
+    c["initial_contract"]["checks"].append({"id": "I_load", "when": "after", "requirement": "R_load",
+                                            "check": {"action": "assert_visible", "selector": "ul"}})
+    c["test_items"].append({"id": "TI_load", "requirements": ["R_load"], "transitions": []})
+    assert validate_contract(c) == []
+    c["initial_contract"]["checks"].pop()  # nothing checks it at load any more
+    assert [(p.code, p.where) for p in validate_contract(c)][:1] == [("uncovered_requirement", "test_items[TI_load]")]

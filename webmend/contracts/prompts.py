@@ -104,7 +104,9 @@ _ASK = {
              "from S0; at least one transition exercises two requirements or more. Every step and check uses only the "
              "fields its action lists in the system message.",
     "test_items": 'Group the requirements into test items of at most 3, each mapped to the transitions that check them: '
-                  '{"test_items": [{"id": "TI1", "requirements": [...], "transitions": [...]}]}. Cover every requirement.',
+                  '{"test_items": [{"id": "TI1", "requirements": [...], "transitions": [...]}]}. Cover every requirement. '
+                  'A requirement checked only when the page loads (by initial checks tagged with it) goes in an item '
+                  'with "transitions": [].',
 }
 
 

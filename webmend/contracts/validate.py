@@ -97,6 +97,10 @@ def _coverage(c: Contract) -> list[Problem]:
     out += [Problem("unknown_requirement", where, f"{rid} is not a requirement") for where, rid in refs if rid not in known]
     out += [Problem("unknown_transition", f"test_items[{i.id}]", f"{tid} is not a transition")
             for i in c.test_items for tid in i.transitions if tid not in transitions]
+    at_load = {a.requirement for a in c.initial_contract.checks if a.requirement}
+    out += [Problem("uncovered_requirement", f"test_items[{i.id}]", f"{rid}: an item with no transitions is for "
+                    "requirements checked only at load, and no initial check is tagged with it")
+            for i in c.test_items if not i.transitions for rid in i.requirements if rid not in at_load]
     for rid, link in requirement_links(c).items():
         if not link["assertions"] and not link["transitions"]:
             out.append(Problem("uncovered_requirement", f"requirements[{rid}]", "no assertion or transition checks it"))

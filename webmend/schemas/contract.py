@@ -217,7 +217,8 @@ class Transition(_Model):
 class TestItem(_Model):
     id: str
     requirements: list[str] = Field(min_length=1, max_length=3)
-    transitions: list[str] = Field(min_length=1)
+    transitions: list[str] = Field(default=[], description="the transitions that check them; empty for requirements "
+                                   "checked only when the page loads (initial checks tagged with each of them)")
 
 
 class InitialContract(_Model):
