@@ -157,3 +157,19 @@ def test_an_error_thrown_while_the_page_loads_fails_assert_console_clean_in_the_
     assert execute_contract(good, contract, cfg, worker=worker).initial["IC_clean"] is True
     run = execute_contract(broken, contract, cfg, worker=worker)
     assert run.initial["IC_clean"] is False and "console error" in run.initial_reasons["IC_clean"]
+
+
+def test_every_failed_assertion_of_a_transition_keeps_its_reason_in_full(worker, cfg):
+    contract, _ = load("todo_list")
+    contract = json.loads(json.dumps(contract))
+    t1 = contract["transitions"][0]
+    long_text = "x" * 400
+    t1["assertions"] += [
+        {"id": "X1", "when": "after", "check": {"action": "assert_text_contains", "selector": "body", "text": long_text}},
+        {"id": "X2", "when": "after", "check": {"action": "assert_count", "selector": "li", "eq": 999}}]
+    assert validate_contract(contract) == []
+    good = (TASKS_DIR / "todo_list" / "refs" / "ref_a.html").read_text()
+    out = execute_contract(good, contract, cfg, worker=worker).to_dict()["transitions"][t1["id"]]
+    assert out["status"] == "failed" and out["reason"].startswith("X1: ")
+    assert set(out["reasons"]) == {"X1", "X2"} and long_text in out["reasons"]["X1"]
+    assert out["reasons"]["X2"].startswith("count of 'li' is ")

@@ -56,7 +56,7 @@ class ContractRun:
             "transition_validity": s.transition_validity, "req_explicit": s.req_explicit, "req_implicit": s.req_implicit,
             "reward": s.reward, "requirements": s.requirements, "labels": s.labels,
             "transitions": {tid: {"status": o.status, "failed_step": o.failed_step, "reason": o.reason,
-                                  "assertions": o.assertions} for tid, o in self.transitions.items()},
+                                  "reasons": o.reasons, "assertions": o.assertions} for tid, o in self.transitions.items()},
             "initial": self.initial, "initial_reasons": self.initial_reasons,
             "documents": self.documents, "transitions_run": self.transitions_run, "page_faults": self.page_faults,
         }
@@ -193,7 +193,8 @@ class _Walk:
             except StepFailed as exc:
                 for a in t.assertions:
                     verdicts.values.setdefault(a.id, None if a.judged else False)
-                return TransitionOutcome("failed", verdicts.values, i, f"step {i} ({step.action}): {exc}")
+                return TransitionOutcome("failed", verdicts.values, i, f"step {i} ({step.action}): {exc}",
+                                         dict(verdicts.reasons))
             for a in list(pending):
                 if await self._holds(a):
                     verdicts.values[a.id] = True
@@ -209,7 +210,8 @@ class _Walk:
             verdicts.fail(t.to, str(exc))
         await self._predicate(t.to, verdicts)
         failed = any(v is False for v in verdicts.values.values())
-        return TransitionOutcome("failed" if failed else "passed", verdicts.values, None, verdicts.reason)
+        return TransitionOutcome("failed" if failed else "passed", verdicts.values, None, verdicts.reason,
+                                 dict(verdicts.reasons))
 
     async def _holds(self, a: Assertion) -> bool:
         try:

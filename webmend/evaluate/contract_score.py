@@ -19,7 +19,8 @@ class TransitionOutcome:
     status: str  # TRANSITION_STATUSES
     assertions: dict[str, bool | None] = field(default_factory=dict)  # id -> verdict; None: not run (judged, no judge)
     failed_step: int | None = None
-    reason: str = ""
+    reason: str = ""  # the first failure
+    reasons: dict[str, str] = field(default_factory=dict)  # every failed assertion (or state) -> why, in full
 
 
 @dataclass(frozen=True)

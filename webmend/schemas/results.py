@@ -65,7 +65,8 @@ class ItemMeta(_Model):
 class ContractTransition(_Model):
     status: Literal["passed", "failed", "blocked"]
     failed_step: int | None = Field(description="0-based index of the step that failed")
-    reason: str = Field(description="why it failed or was blocked; empty when passed")
+    reason: str = Field(description="why it failed or was blocked (the first failure); empty when passed")
+    reasons: dict[str, str] = Field(default={}, description="every failed assertion (or state predicate) -> why, in full")
     assertions: dict[str, bool | None] = Field(description="assertion id -> verdict; null: not run (judged)")
 
 
