@@ -2,21 +2,28 @@
 
 The summary names how many lines were added and removed and, for up to MAX_HUNKS places, the line
 number and the first line taken out and put in there; a rewrite is named as one. difflib (stdlib)
-does the matching: the pages are a few hundred lines, no faster diff is needed.
+does the matching, in bounded time for a hostile candidate (autojunk, and counts alone past
+MAX_LINES).
 """
 
 from __future__ import annotations
 
 import difflib
+from collections import Counter
 
 MAX_HUNKS = 4
 LINE_CHARS = 90
 REWRITE_SHARE = 0.6  # more of the page than this differs: a rewrite, hunks say nothing useful
+MAX_LINES = 20_000  # a longer page (hostile, or minified into lines) is summarised by counts alone
 
 
 def diff_summary(before: str, after: str) -> str:
     a, b = before.splitlines(), after.splitlines()
-    ops = [op for op in difflib.SequenceMatcher(None, a, b, autojunk=False).get_opcodes() if op[0] != "equal"]
+    if max(len(a), len(b)) > MAX_LINES:
+        return _counts_only(a, b)
+    # autojunk: lines that fill more than 1% of a long page (blank lines, "}") do not anchor matches;
+    # without it a candidate of many repeated lines takes quadratic time (2,000 lines: 9 s).
+    ops = [op for op in difflib.SequenceMatcher(None, a, b).get_opcodes() if op[0] != "equal"]
     if not ops:
         return "no line changed (whitespace or line endings only)" if before != after else "nothing changed"
     added = sum(j2 - j1 for _, _, _, j1, j2 in ops)
@@ -27,6 +34,13 @@ def diff_summary(before: str, after: str) -> str:
     places = [_hunk(a, b, op) for op in ops[:MAX_HUNKS]]
     more = f"; {len(ops) - MAX_HUNKS} more places" if len(ops) > MAX_HUNKS else ""
     return f"{head}: " + "; ".join(places) + more
+
+
+def _counts_only(a: list[str], b: list[str]) -> str:
+    """Lines added and removed as multisets: bounded time whatever the pages hold."""
+    old, new = Counter(a), Counter(b)
+    return (f"+{sum((new - old).values())}/-{sum((old - new).values())} lines (not placed: the pages have "
+            f"{len(a)} and {len(b)} lines)")
 
 
 def _hunk(a: list[str], b: list[str], op: tuple) -> str:
