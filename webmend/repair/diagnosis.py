@@ -13,10 +13,10 @@ from webmend.repair.evidence import as_text  # noqa: F401  (D(h) as text; re-exp
 from webmend.schemas.repair import Diagnosis, HistoryEntry
 from webmend.schemas.vocab import DIMENSIONS, VIEWPORTS
 
-MAX_MESSAGES = 10
+MAX_MESSAGES = 10  # console / page errors kept per kind
 # How the census used a control (its record's `action`; older records say nothing: by its tag).
 USED = {"click": "clicked", "drag": "dragged sideways and dropped", "select": "chose another option",
-        "fill": "typed into and pressed Enter", "pick": "given a value (a colour or date picker)"}  # console / page errors kept per kind
+        "fill": "typed into and pressed Enter", "pick": "given a value (a colour or date picker)"}
 _STATIC_KEYS = ("doctype", "title", "lang", "has_viewport_meta", "charset_declared", "libraries", "uses_canvas",
                 "uses_webgl", "uses_raf", "external_resources", "size_bytes", "script_count", "module_scripts")
 
@@ -33,15 +33,17 @@ def diagnose(record: dict, cfg: EvalConfig, history: list[HistoryEntry] | None =
     dims = {d: score.get(d) for d in DIMENSIONS}
     shortfall = _shortfall(dims, dimension_budgets(cfg, bool(record.get("interactive"))))
     tests = record.get("tests") or []
-    failed, unpassable = _failed_tests(tests, item or {})
+    item = item or {}
+    cases = _cases(item)
+    failed, unpassable = _failed_tests(tests, item, cases)
     return Diagnosis(
         id=record["id"], status=record["status"], total=score.get("total"), state=record.get("state"),
         dimensions=dims, shortfall=shortfall,
         limiting_dimension=max(shortfall, key=shortfall.get) if any(shortfall.values()) else None,
         failed_tests=failed, unpassable_tests=unpassable,
-        test_names={str(c.get("id")): str(c.get("name") or "") for c in (item or {}).get("test_cases") or []
-                    if isinstance(c, dict) and c.get("name")},
-        passing_steps=_passing_steps(tests, item or {}),
+        test_names={cid: str(c["name"]) for cid, c in cases.items() if c.get("name")},
+        passing_steps={t["id"]: cases[t["id"]]["steps"] for t in tests
+                       if t["passed"] and isinstance(cases.get(t["id"], {}).get("steps"), list)},
         passing_tests=[t["id"] for t in tests if t["passed"]],
         rendered=bool(summary.get("rendered")),
         console_errors=_messages(events.get("console_errors")),
@@ -59,9 +61,13 @@ def diagnose(record: dict, cfg: EvalConfig, history: list[HistoryEntry] | None =
     )
 
 
-def _failed_tests(tests: list[dict], item: dict) -> tuple[list[dict], list[dict]]:
+def _cases(item: dict) -> dict[str, dict]:
+    """The item's test cases by id (what the record's test results refer to)."""
+    return {str(c.get("id")): c for c in item.get("test_cases") or [] if isinstance(c, dict)}
+
+
+def _failed_tests(tests: list[dict], item: dict, cases: dict[str, dict]) -> tuple[list[dict], list[dict]]:
     """(failed test cases a page can pass, failed ones no page can pass), each with its steps."""
-    cases = {str(c.get("id")): c for c in item.get("test_cases") or [] if isinstance(c, dict)}
     failed, unpassable = [], []
     for t in tests:
         if t["passed"]:
@@ -71,7 +77,7 @@ def _failed_tests(tests: list[dict], item: dict) -> tuple[list[dict], list[dict]
         if case is None:
             failed.append(out)
             continue
-        steps = [s for s in case.get("steps") or []] if isinstance(case.get("steps"), list) else []
+        steps = list(case["steps"]) if isinstance(case.get("steps"), list) else []
         out["steps"] = steps
         out["compared_with"] = _compared_with(steps, t.get("failed_step"))
         flag = unpassable_step(case, item, t.get("error"), t.get("failed_step"))
@@ -82,14 +88,10 @@ def _failed_tests(tests: list[dict], item: dict) -> tuple[list[dict], list[dict]
     return failed, unpassable
 
 
-def _passing_steps(tests: list[dict], item: dict) -> dict[str, list]:
-    cases = {str(c.get("id")): c.get("steps") for c in item.get("test_cases") or [] if isinstance(c, dict)}
-    return {t["id"]: cases[t["id"]] for t in tests if t["passed"] and isinstance(cases.get(t["id"]), list)}
-
-
 def unpassable_ids(record: dict, item: dict | None) -> list[str]:
     """Ids of the record's failed test cases that no correct page can pass."""
-    return [t["id"] for t in _failed_tests(record.get("tests") or [], item or {})[1]]
+    item = item or {}
+    return [t["id"] for t in _failed_tests(record.get("tests") or [], item, _cases(item))[1]]
 
 
 def _compared_with(steps: list, failed: int | None) -> dict | None:

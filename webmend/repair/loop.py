@@ -21,8 +21,8 @@ from typing import Callable
 from webmend.config import RepairConfig
 from webmend.evaluate.page import EarlyRejected
 from webmend.llm.limits import SpendCapReached
-from webmend.repair import acceptance
 from webmend.evaluate.scoring import score_terms
+from webmend.repair import acceptance
 from webmend.repair.candidates import Candidate, operator_candidates
 from webmend.repair.changes import diff_summary
 from webmend.repair.diagnosis import diagnose, unpassable_ids

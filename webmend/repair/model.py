@@ -41,11 +41,8 @@ class RepairModel:
     def name(self) -> str:
         return self.client.model
 
-    def key(self, messages: list[dict]) -> str:
-        return cache_key(self.client.model, self.params, messages)
-
     def ask(self, messages: list[dict]) -> Answer:
-        key = self.key(messages)
+        key = cache_key(self.client.model, self.params, messages)
         hit = self.cache.get(key) if self.cache is not None else None
         if hit is not None:
             return Answer(hit["text"], {**hit["usage"], "cost_usd": 0.0, "cache_hit": True})

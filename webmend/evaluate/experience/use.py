@@ -120,7 +120,7 @@ async def _try_control(s: PageSession, tr: Trace, c: dict, pixels: bool, known: 
         quiet_ok = is_text or is_picker
         before = await Look.take(s, pixels and not quiet_ok)
         want_pair = tr.wants_keyframe(2)
-        await _use(s, loc, c, is_text)
+        await _use(s, loc, c, action)
         out["latency_ms"] = await _response(s, before, pixels and not quiet_ok, with_values=not quiet_ok)
         out["responded"] = out["latency_ms"] is not None or (None if quiet_ok else False)
         out["revealed_controls"] = await s.iso(f"__wm.newControls({json.dumps(known)})")
@@ -152,13 +152,14 @@ async def _response(s: PageSession, before: Look, pixels: bool, with_values: boo
     return None
 
 
-async def _use(s: PageSession, loc, c: dict, is_text: bool) -> None:
-    if is_text:
+async def _use(s: PageSession, loc, c: dict, action: str) -> None:
+    """Use the control the way `action` (from _try_control) says."""
+    if action == "fill":
         await s.guard(loc.fill("42" if c["type"] == "number" else "test", timeout=1000), "fill")
         await s.guard(loc.press("Enter", timeout=1000), "enter")
-    elif c["tag"] == "input" and c["type"] in PICKERS:
+    elif action == "pick":
         await s.guard(loc.fill(PICK_VALUES[c["type"]], timeout=1000), "pick")
-    elif c["tag"] == "select":
+    elif action == "select":
         # Another option than the one shown: choosing the selected option again changes nothing,
         # and a select whose second option is its default would read as dead.
         index = await s.iso(f"(() => {{ const el = document.querySelector({json.dumps(c['selector'])}); "
@@ -167,7 +168,7 @@ async def _use(s: PageSession, loc, c: dict, is_text: bool) -> None:
         if isinstance(index, int) and index >= 0:
             await s.guard(loc.select_option(index=index, timeout=1000), "select")
     else:
-        if c.get("draggable"):
+        if action == "drag":
             await _drag(s, loc)
         else:
             await s.guard(loc.click(timeout=1000), "click")
