@@ -98,7 +98,7 @@ def test_a_rejection_names_the_scoring_terms_that_moved():
     assert [(t.dimension, t.term, t.before, t.after) for t in moved] == [("visual_design", "palette", 1.0, 0.4)]
 
 
-def test_attempts_say_what_they_changed_which_tests_moved_and_why_they_were_rejected(server, original, worker, tmp_path):
+def test_attempts_say_what_they_changed_which_tests_moved_and_why_they_were_rejected(server, original, worker, tmp_path):  # noqa: F811
     n = len(server.requests)
     server.script(chat_reply(json.dumps(FIX_ADD)), chat_reply(json.dumps(BREAK_COUNT)), chat_reply("no idea"))
     model = RepairModel(make_client(), CFG, ResponseCache(tmp_path / "cache"))
@@ -120,7 +120,7 @@ def test_attempts_say_what_they_changed_which_tests_moved_and_why_they_were_reje
     assert "- passing test case count (Status line shows the count)" in later
 
 
-def test_a_round_tells_its_second_strategy_what_the_first_changed(server, original, tmp_path):
+def test_a_round_tells_its_second_strategy_what_the_first_changed(server, original, tmp_path):  # noqa: F811
     n = len(server.requests)
     server.script(chat_reply(json.dumps(FIX_ADD)), chat_reply(json.dumps(BREAK_COUNT)))
     model = RepairModel(make_client(), CFG, ResponseCache(tmp_path / "cache"))

@@ -27,7 +27,7 @@ def original(worker):
 
 
 def test_a_real_regressing_patch_is_explained_and_the_real_answer_to_that_explanation_is_kept(
-        server, original, worker, tmp_path):
+        server, original, worker, tmp_path):  # noqa: F811
     n = len(server.requests)
     server.script(*(chat_reply((HERE / f"pomodoro-round{k}.txt").read_text()) for k in (1, 2)))
     model = RepairModel(make_client(), CFG, ResponseCache(tmp_path / "cache"))
