@@ -64,7 +64,11 @@ def counter_record() -> dict:
 
 
 def check_generate(client: LLMClient, max_tokens: int) -> str:
-    text = client.complete(messages_for(TASK), max_tokens=max_tokens, temperature=0.0).text
+    return _page_in(client.complete(messages_for(TASK), max_tokens=max_tokens, temperature=0.0).text)
+
+
+def _page_in(text: str) -> str:
+    """What a page-writing stage reads from an answer (the evaluator's extractor), or why not."""
     page = extract_page(text)
     if page.status != "ok":
         raise ValueError(f"no page in the answer: {page.status}: {page.reason}")
@@ -89,11 +93,8 @@ def check_patch(client: LLMClient, max_tokens: int) -> str:
 
 
 def check_rewrite(client: LLMClient, max_tokens: int) -> str:
-    text = client.complete(_repair_messages("holistic_rewrite", "rewrite"), max_tokens=max_tokens, temperature=0.0).text
-    page = extract_page(text)
-    if page.status != "ok":
-        raise ValueError(f"no page in the answer: {page.status}: {page.reason}")
-    return f"a {len(page.html)}-character page"
+    return _page_in(client.complete(_repair_messages("holistic_rewrite", "rewrite"), max_tokens=max_tokens,
+                                    temperature=0.0).text)
 
 
 def check_contract(client: LLMClient, max_tokens: int) -> str:
