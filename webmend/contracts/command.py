@@ -97,7 +97,7 @@ def _audit(args) -> int:
 def _execute(args) -> int:
     from webmend.config import EvalConfig
     from webmend.evaluate.contract_run import execute_contract
-    from webmend.contracts.executable import load_contracts
+    from webmend.contracts.executable import load_contracts, page_paths
 
     contract = load_contracts([args.contract])[0]
     lines = []
@@ -112,20 +112,6 @@ def _execute(args) -> int:
     else:
         print("".join(json.dumps(r, sort_keys=True) + "\n" for r in lines), end="")
     return 0
-
-
-def page_paths(paths: list[str]) -> list[str]:
-    """HTML files, and every .html below a folder (sorted), as `webmend evaluate` takes them."""
-    out = []
-    for path in paths:
-        p = Path(path)
-        if p.is_dir():
-            out += [str(f) for f in sorted(p.rglob("*.html"))]
-        elif p.is_file():
-            out.append(str(p))
-        else:
-            raise FileNotFoundError(f"{path}: no such file or folder")
-    return out
 
 
 def _validate(args) -> int:

@@ -80,18 +80,28 @@ def references_by_task(paths: list[str], task_ids: set[str]) -> tuple[dict[str, 
     the task whose id names the nearest folder on its path (data/contracts/TASK/refs/x.html)."""
     found: dict[str, list[Reference]] = {t: [] for t in task_ids}
     unclaimed = []
+    for page in map(Path, page_paths(paths)):
+        owners = [part for part in page.resolve().parts[:-1] if part in task_ids]
+        if not owners:
+            log.warning("%s: no contract's task id names a folder on its path", page)
+            unclaimed.append(str(page))
+            continue
+        found[owners[-1]].append(Reference(str(page), page.read_text(encoding="utf-8", errors="replace")))
+    return found, unclaimed
+
+
+def page_paths(paths: list[str]) -> list[str]:
+    """HTML files, and every .html below a folder (sorted), as `webmend evaluate` takes them."""
+    out = []
     for path in paths:
         p = Path(path)
-        if not p.exists():
+        if p.is_dir():
+            out += [str(f) for f in sorted(p.rglob("*.html"))]
+        elif p.is_file():
+            out.append(str(p))
+        else:
             raise FileNotFoundError(f"{path}: no such file or folder")
-        for page in sorted(p.rglob("*.html")) if p.is_dir() else [p]:
-            owners = [part for part in page.resolve().parts[:-1] if part in task_ids]
-            if not owners:
-                log.warning("%s: no contract's task id names a folder on its path", page)
-                unclaimed.append(str(page))
-                continue
-            found[owners[-1]].append(Reference(str(page), page.read_text(encoding="utf-8", errors="replace")))
-    return found, unclaimed
+    return out
 
 
 def load_contracts(paths: list[str]) -> list[dict]:
