@@ -48,7 +48,8 @@ class Limits(_Frozen):
     max_dom_nodes: int = 60_000
     max_console_messages: int = 200  # stored; the rest are only counted
     max_console_calls: int = 500  # per document; beyond this console calls are dropped in the page
-    max_workers: int = 1  # dedicated + shared workers per document: a busy one may take a core, not both
+    max_workers: int = 1  # native workers per document (module and shared ones): a busy one may take a core, not both
+    max_clock_workers: int = 8  # classic dedicated workers per document, run on the page clock in the page's thread
     max_popups: int = 20
     max_reloads: int = 3
 

@@ -105,3 +105,19 @@ def test_css_animations_follow_page_time(evaluate):
         check("getComputedStyle(document.getElementById('b')).left", "750px"),
     ))
     assert ev["tests"][0]["passed"], ev["tests"]
+
+
+def test_a_run_split_by_its_callbacks_fires_the_same_callbacks_at_the_same_times(evaluate, monkeypatch):
+    # Slow callbacks (a contract's instrumentation, say) must not make one clock call outlive the
+    # hang cap, so a run comes back every CLOCK_CALLBACKS callbacks; where it stops is invisible.
+    import webmend.browser.page_clock as page_clock
+
+    many = TIMERS + "for (let i = 0; i < 150; i++) setTimeout(() => at('m' + i), 3 * i);" \
+                    "(function loop(t) { at('f'); if (t < 900) requestAnimationFrame(loop); })(0);"
+    digest = "[...log.join(' ')].reduce((h, ch) => (h * 31 + ch.charCodeAt(0)) >>> 0, 7) + ' ' + log.length + ' ' + " \
+             "log.filter((x) => x.startsWith('m149') || x.startsWith('f@9')).join(' ')"
+    log = case({"action": "wait", "ms": 1000}, check(digest, ""))
+    whole = run(evaluate, page(many), log)["tests"][0]
+    monkeypatch.setattr(page_clock, "CLOCK_CALLBACKS", 3)
+    split = run(evaluate, page(many), log)["tests"][0]
+    assert whole["error"] == split["error"] and "m149@447" in whole["error"] and "f@912" in whole["error"], whole

@@ -47,3 +47,24 @@ def test_a_wrong_field_is_named_with_the_right_ones_and_the_corrected_contract_i
     assert "'js' is not a field of assert_js_value; its fields: action, expression, expected, timeout" in fix
     assert result.kept and result.sent_back
     assert result.contract["transitions"][0]["assertions"][0]["check"]["expression"].startswith("document")
+
+
+def test_the_prompt_explains_observations_and_how_a_contract_runs():
+    system = stage_messages("initial_contract", TASK, {})[0]["content"]
+    for name in ("assert_drawn_text", "assert_colors", "assert_coverage", "assert_animates", "assert_still"):
+        assert f"- {name}: needs" in system
+    for said in ("observed.drawnText", "observed.storageAtStart", '"helpers"', '"init_script"', "replaying from S0",
+                 "confirm() with false", "selected option"):
+        assert said in system, said
+
+
+def test_helpers_given_in_a_stage_answer_reach_the_kept_contract(server, tmp_path):  # noqa: F811
+    helpers = "function count() { return document.querySelectorAll('li').length; }"
+    with_helpers = copy.deepcopy(TODO)
+    with_helpers["transitions"][0]["assertions"][0]["check"] = {
+        "action": "assert_js_value", "expression": "count() >= 1", "expected": True}
+    replies = stage_replies(with_helpers)
+    graph = {"states": with_helpers["states"], "transitions": with_helpers["transitions"], "helpers": helpers}
+    server.script(*replies[:2], chat_reply(json.dumps(graph)), replies[3])
+    result = build_contract(TASK, model(tmp_path))
+    assert result.kept and result.contract["helpers"] == helpers

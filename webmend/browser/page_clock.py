@@ -11,6 +11,7 @@ from webmend.browser.page_scripts import CLOCK_KEY
 log = logging.getLogger(__name__)
 
 CLOCK_CHUNK_MS = 2000  # page time per clock run: a slow page makes progress, a stuck one is caught early
+CLOCK_CALLBACKS = 64  # callbacks per call within a run: each guarded call stays short
 
 
 class PageClock:
@@ -34,26 +35,22 @@ class PageClock:
 
     async def _run_clock(self, ms: int) -> bool:
         """Advance page time in chunks: a slow page makes progress, a stuck one is caught early.
-        Returns whether the page navigated itself meanwhile (the rest of `ms` is not run)."""
+        Returns whether the page navigated itself meanwhile (the rest of `ms` is not run).
+
+        A chunk whose callbacks are many or slow (a page instrumented by its contract, say) comes
+        back in parts of CLOCK_CALLBACKS callbacks, each its own guarded call, so only a single
+        callback that never returns is a hang. The parts end where the callbacks fall, in page
+        time, and the chunk's end stays where it was: the page sees the same run."""
         left = ms
         stuck = 0  # runs in a row that fired nothing because the document was leaving
         while left > 0:
-            chunk = min(left, CLOCK_CHUNK_MS)
-            # Timer exceptions are reported by clock.js as uncaught errors (page errors); a failure
-            # here means the document went away mid-run (the page navigated or reloaded itself).
-            try:
-                res = await self.guard(self.cdp.send("Runtime.evaluate", {
-                    "expression": f"window.{CLOCK_KEY}.runFor({chunk})", "awaitPromise": True, "returnByValue": True,
-                }), f"run_for {chunk}")
-            except (PageHung, PageCrashed, BudgetExhausted):
-                raise
-            except Exception as exc:  # "Execution context was destroyed" and the like
-                log.debug("clock run interrupted: %s", exc)
+            start = self.vnow - self.doc_start + (ms - left)  # the page's ticks now
+            end = start + min(left, CLOCK_CHUNK_MS)
+            ran = await self._run_until(start, end)
+            if ran is None:
                 return await self.follow_self_navigation(leaving=True)
-            if "exceptionDetails" in res:
-                log.debug("clock run failed: %s", res["exceptionDetails"].get("text"))
+            if ran.get("failed"):
                 return await self.follow_self_navigation()
-            ran = res["result"].get("value") or {}
             if ran.get("leaving"):
                 # The document began to leave at page time `ticks` (page_follow.py).
                 if await self.follow_self_navigation(leaving=True):
@@ -61,11 +58,58 @@ class PageClock:
                 stuck = stuck + 1 if not ran.get("count") else 0
                 if stuck > 1:
                     return False  # it could not be kept: the rest of this step does not run
-                left -= max(0, int(ran.get("ticks", 0)) - (self.vnow - self.doc_start) - (ms - left))
+                left -= max(0, int(ran.get("ticks", 0)) - start)
                 continue
             if ran.get("owed"):
                 await self._deliver_animation_events()
-            left -= chunk
+            left -= end - start
+        return False
+
+    async def _run_until(self, start: int, end: int) -> dict | None:
+        """One chunk of page time, from the page's ticks `start` to `end`, in as many calls as its
+        callbacks need. None: the document went away mid-run."""
+        ticks = start
+        count = 0
+        while True:
+            # Timer exceptions are reported by clock.js as uncaught errors (page errors); a failure
+            # here means the document went away mid-run (the page navigated or reloaded itself).
+            try:
+                res = await self.guard(self.cdp.send("Runtime.evaluate", {
+                    "expression": f"window.{CLOCK_KEY}.runFor({end - ticks}, {CLOCK_CALLBACKS})",
+                    "awaitPromise": True, "returnByValue": True,
+                }), f"run_for {end - start}")
+            except PageHung:
+                if not await self._stopped_hung_workers():
+                    raise
+                continue  # the rest of the chunk, without the document's workers
+            except (PageCrashed, BudgetExhausted):
+                raise
+            except Exception as exc:  # "Execution context was destroyed" and the like
+                log.debug("clock run interrupted: %s", exc)
+                return None
+            if "exceptionDetails" in res:
+                log.debug("clock run failed: %s", res["exceptionDetails"].get("text"))
+                return {"failed": True}
+            ran = res["result"].get("value") or {}
+            count += int(ran.get("count", 0))
+            if not ran.get("more"):
+                return {**ran, "count": count}
+            ticks = int(ran.get("ticks", ticks))
+
+    async def _stopped_hung_workers(self) -> bool:
+        """After a hang: whether it was a Worker's code (workers.js runs them in the page's thread),
+        now stopped with every worker of the document. Then the hang is not the page's."""
+        try:
+            stopped = await self.guard(self.cdp.send("Runtime.evaluate", {
+                "expression": f"window.{CLOCK_KEY} && window.{CLOCK_KEY}.stopHungWorkers ? "
+                              f"window.{CLOCK_KEY}.stopHungWorkers() : false", "returnByValue": True}), "stop workers")
+        except (PageHung, PageCrashed, BudgetExhausted):
+            raise
+        except Exception:
+            return False
+        if (stopped.get("result") or {}).get("value") is True:
+            self.shared.events.hangs.pop()
+            return True
         return False
 
     async def _deliver_animation_events(self) -> None:

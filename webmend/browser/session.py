@@ -8,6 +8,7 @@ and raises `PageHung`, so the caller decides what the step's verdict is and move
 from __future__ import annotations
 
 import asyncio
+import json
 import logging
 import re
 import time
@@ -20,7 +21,7 @@ from webmend.browser.page_clock import PageClock
 from webmend.browser.page_errors import BudgetExhausted, PageCrashed, PageHung
 from webmend.browser.page_follow import PageFollow
 from webmend.browser.page_input import PageInput
-from webmend.browser.page_scripts import CLOCK_JS, CLOCK_KEY, INIT_JS, OBSERVE_JS
+from webmend.browser.page_scripts import CLOCK_JS, CLOCK_KEY, INIT_JS, OBSERVE_JS, WORKERS_JS
 from webmend.browser.page_worlds import PageWorlds
 from webmend.config import EvalConfig, Viewport
 
@@ -47,6 +48,7 @@ class PageShared:
     # No guarded call may outlive it, so wall time a busy GPU process takes counts against the page.
     deadline: float | None = None
     exhausted_during: str | None = None  # the call that was running when the budget ran out
+    init_script: str = ""  # a contract's instrumentation, run in every document before the page's scripts
 
     def fork(self) -> "PageShared":
         """The same page, budget and browser, with evidence of its own (events, request policy,
@@ -116,8 +118,11 @@ class PageSession(PageClock, PageFollow, PageWorlds, PageCapture, PageInput):
             clock = CLOCK_JS.replace("__WM_CLOCK_KEY__", CLOCK_KEY)
             clock = clock.replace("__WM_SKIP_HIDDEN_DRAWS__", "true" if cfg.skip_hidden_draws else "false")
             init = clock.replace("__WM_START_MS__", str(int(cfg.sandbox.start_time_ms))) + init
+            init += "\n" + WORKERS_JS.replace("__WM_MAX_CLOCK_WORKERS__", str(cfg.limits.max_clock_workers))
         init += "\n" + OBSERVE_JS
         await self.context.add_init_script(script=init)
+        if self.shared.init_script:  # a contract's own instrumentation: after ours, before the page's
+            await self.context.add_init_script(script=contract_init(self.shared.init_script))
         await self.context.route("**/*", self._route)
         await self.context.route_web_socket("**/*", self._route_websocket)
         self.page = await self.context.new_page()
@@ -349,6 +354,13 @@ class PageSession(PageClock, PageFollow, PageWorlds, PageCapture, PageInput):
 
 
 
+
+
+def contract_init(source: str) -> str:
+    """A contract's init script as its own script: one that does not parse or that throws is
+    reported (contained `init_script_failed`) and is not the page's error."""
+    return ("(() => { const report = console.debug.bind(console); try { (new Function(%s))(); } "
+            "catch (e) { report('__wm:init_script_failed', String(e)); } })();" % json.dumps(source))
 
 
 def _detached(exc: Exception) -> bool:

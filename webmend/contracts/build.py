@@ -28,6 +28,8 @@ log = logging.getLogger(__name__)
 BUILD_PARAMS = {"temperature": 0.0, "seed": 0, "max_tokens": 16000}
 _STAGE_KEYS = {"requirements": ("requirements",), "initial_contract": ("initial_contract",),
                "graph": ("states", "transitions"), "test_items": ("test_items",)}
+# Contract-level JavaScript any stage may give (the latest answer's text replaces an earlier one).
+_SHARED_KEYS = ("helpers", "init_script")
 
 
 class ContractModel:
@@ -103,7 +105,8 @@ def _stage(stage: str, task: dict, so_far: dict, ask) -> dict:
     missing = [k for k in _STAGE_KEYS[stage] if k not in obj]
     if missing:
         raise _BadAnswer(f"{stage}: the answer has no {', '.join(missing)}")
-    return {k: obj[k] for k in _STAGE_KEYS[stage]}
+    shared = {k: obj[k] for k in _SHARED_KEYS if isinstance(obj.get(k), str) and obj[k].strip()}
+    return {**{k: obj[k] for k in _STAGE_KEYS[stage]}, **shared}
 
 
 def _answer(text: str, stage: str, ask, messages: list[dict] | None = None) -> dict:
@@ -124,5 +127,6 @@ def _answer(text: str, stage: str, ask, messages: list[dict] | None = None) -> d
 def _assemble(task: dict, parts: dict) -> dict:
     return {"contract_version": CONTRACT_VERSION,
             "task": {"id": task["id"], "prompt": task["prompt"], "family": task.get("family")},
+            **{k: parts[k] for k in _SHARED_KEYS if parts.get(k)},
             **{k: parts.get(k, []) for k in ("requirements", "states", "transitions", "test_items")},
             "initial_contract": parts.get("initial_contract") or {"text": "", "checks": []}}

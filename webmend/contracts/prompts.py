@@ -87,6 +87,29 @@ JavaScript ("expression" of eval_js and assert_js_value) runs in the page's own 
 page's globals and DOM; a returned promise is awaited while page time advances (up to "timeout" ms
 of page time, default 5000); assert_js_value compares the resulting value with "expected" exactly.
 Check what a user can observe: visible text, counts of visible items, values shown, what survives a reload.
+assert_value reads a form field's current value (a select's: the value of its selected option).
+
+## Canvas pages, and what happens at load
+What a page draws on a canvas is not in the DOM: check it with assert_drawn_text (text drawn with
+fillText/strokeText, recorded from before the page's first script, offscreen canvases included),
+assert_colors, assert_coverage, assert_animates and assert_still (pixels of the element's box, or of
+the viewport). assert_animates and assert_still let page time pass: use them in "after" assertions.
+Expressions can read `observed`, what the evaluator recorded in the document since it started
+loading: observed.now (page ms), observed.drawnText ([{{text, first, last, count}}], most recent last),
+observed.frames (animation frames run), observed.workers ([{{url, messagesIn, messagesOut, errors}}]),
+observed.storageAtStart (localStorage as the document found it), observed.storageWrites
+([{{op, key, at}}]). A stage's answer may add "helpers": JavaScript (functions) in scope for every
+expression of the contract, written once instead of pasted into each check; a later "helpers"
+replaces an earlier one, so repeat what you keep. "init_script": JavaScript run in every document
+before the page's own scripts, for instrumentation these lack. Page time is virtual and the same on
+every run; Math.random is seeded; Workers run on the page clock.
+
+## How a contract runs
+Each document is loaded fresh (empty storage), then the initial checks run and S0's predicate, if
+any, must hold. A transition runs from its from-state, reached by replaying from S0 the passed
+transitions that first reached it: write each transition's steps from that state, not from a fresh
+page. reload keeps storage. alert() is answered at once, confirm() with false (cancel), prompt()
+with null. Test items group requirements and list the transitions that check them.
 
 ## A complete small contract (a counter with 'Add one' and 'Reset')
 {json.dumps(EXAMPLE)}
@@ -113,13 +136,14 @@ _ASK = {
 def stage_messages(stage: str, task: dict, so_far: dict) -> list[dict]:
     user = f"Task ({task['id']}, family {task.get('family')}):\n{task['prompt']}\n"
     if so_far:
-        user += f"\nThe contract so far:\n{json.dumps(so_far, indent=1)}\n"
+        user += f"\nThe contract so far:\n{json.dumps(so_far, separators=(',', ':'))}\n"
     return [{"role": "system", "content": SYSTEM}, {"role": "user", "content": user + "\n" + _ASK[stage]}]
 
 
 def fix_messages(task: dict, contract: dict, problems: list[str]) -> list[dict]:
-    user = (f"Task ({task['id']}):\n{task['prompt']}\n\nThis contract fails validation:\n{json.dumps(contract, indent=1)}\n\n"
+    user = (f"Task ({task['id']}):\n{task['prompt']}\n\nThis contract fails validation:\n"
+            f"{json.dumps(contract, separators=(',', ':'))}\n\n"
             "Problems:\n" + "\n".join(f"- {p}" for p in problems)
             + '\n\nAnswer the whole corrected contract: {"requirements": ..., "initial_contract": ..., "states": ..., '
-              '"transitions": ..., "test_items": ...}.')
+              '"transitions": ..., "test_items": ..., and "helpers"/"init_script" when it has them}.')
     return [{"role": "system", "content": SYSTEM}, {"role": "user", "content": user}]

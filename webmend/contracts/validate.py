@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from cssselect import SelectorError, parse as parse_css
 from pydantic import ValidationError
 
+from webmend.evaluate.pixels import parse_color
 from webmend.evaluate.testcases import js_regex
 from webmend.schemas.contract import (ACTION_SPECS, CHECK_ACTIONS, INITIAL_STATE, STEP_ACTIONS, Contract, Step,
                                       requirement_links)
@@ -146,6 +147,11 @@ def _step(step: Step, where: str) -> list[Problem]:
     for name in ("text", "text_pattern"):
         if step.action != "type":
             out += _pattern(getattr(step, name), name, where)
+    for color in [*(step.colors or []), *([step.background] if step.background else [])]:
+        try:
+            parse_color(color)
+        except ValueError:
+            out.append(Problem("bad_step", where, f"not a CSS colour: {color!r} (e.g. '#ff8800', 'rgb(255, 136, 0)', 'black')"))
     return out
 
 

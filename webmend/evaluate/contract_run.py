@@ -56,7 +56,7 @@ class ContractRun:
             "transition_validity": s.transition_validity, "req_explicit": s.req_explicit, "req_implicit": s.req_implicit,
             "reward": s.reward, "requirements": s.requirements, "labels": s.labels,
             "transitions": {tid: {"status": o.status, "failed_step": o.failed_step, "reason": o.reason,
-                                  "reasons": o.reasons, "assertions": o.assertions} for tid, o in self.transitions.items()},
+                                  "reasons": o.reasons, "assertions": o.assertions, "steps": o.steps} for tid, o in self.transitions.items()},
             "initial": self.initial, "initial_reasons": self.initial_reasons,
             "documents": self.documents, "transitions_run": self.transitions_run, "page_faults": self.page_faults,
         }
@@ -167,6 +167,7 @@ class _Walk:
             self.load_fault = exc
             raise
         self.runner = StepRunner(self.s, errors_before_load)
+        self.runner.helpers = self.c.helpers or ""
         try:
             await within_node_cap(self.s)
         except StepFailed as exc:
@@ -187,14 +188,17 @@ class _Walk:
         self.runs += 1
         verdicts = _Verdicts()
         pending = [a for a in t.assertions if a.when == "change" and not a.judged]
+        steps: list[dict] = []
         for i, step in enumerate(t.steps):
             try:
                 await self.runner.run(step.model_dump(by_alias=True, exclude_unset=True))
             except StepFailed as exc:
+                steps.append({"action": step.action, "ok": False, "reason": str(exc)})
                 for a in t.assertions:
                     verdicts.values.setdefault(a.id, None if a.judged else False)
                 return TransitionOutcome("failed", verdicts.values, i, f"step {i} ({step.action}): {exc}",
-                                         dict(verdicts.reasons))
+                                         dict(verdicts.reasons), steps)
+            steps.append({"action": step.action, "ok": True, "reason": ""})
             for a in list(pending):
                 if await self._holds(a):
                     verdicts.values[a.id] = True
@@ -211,7 +215,7 @@ class _Walk:
         await self._predicate(t.to, verdicts)
         failed = any(v is False for v in verdicts.values.values())
         return TransitionOutcome("failed" if failed else "passed", verdicts.values, None, verdicts.reason,
-                                 dict(verdicts.reasons))
+                                 dict(verdicts.reasons), steps)
 
     async def _holds(self, a: Assertion) -> bool:
         try:
@@ -300,6 +304,7 @@ def execute_contract(html: str, contract: Contract | dict, cfg: EvalConfig, work
 def _walk_once(html: str, contract: Contract, cfg: EvalConfig, worker: BrowserWorker, share_prefixes: bool,
                judge: StatementCheck | None, budget: PageBudget, profile: str, scale: int):
     shared = page_shared(html, cfg, budget, profile, scale)
+    shared.init_script = contract.init_script or ""
 
     async def job(browser) -> _Walk:
         shared.policy.mirror_port = worker.mirror_port(browser)

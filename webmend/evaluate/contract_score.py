@@ -21,6 +21,7 @@ class TransitionOutcome:
     failed_step: int | None = None
     reason: str = ""  # the first failure
     reasons: dict[str, str] = field(default_factory=dict)  # every failed assertion (or state) -> why, in full
+    steps: list[dict] = field(default_factory=list)  # {action, ok, reason} of each step run, in order
 
 
 @dataclass(frozen=True)

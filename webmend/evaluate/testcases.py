@@ -14,7 +14,9 @@ import re
 from webmend.browser.page_errors import BudgetExhausted, JsError, PageCrashed, PageHung, PromisePending
 from webmend.browser.session import PageSession
 from webmend.evaluate.keys import normalize_key
+from webmend.evaluate.observation_checks import ObservationChecks, in_scope
 from webmend.evaluate.similarity import is_blank, screenshot_diff
+from webmend.evaluate.step_failed import StepFailed
 
 log = logging.getLogger(__name__)
 
@@ -22,10 +24,7 @@ ACTION_TIMEOUT_MS = 1500  # Playwright actionability wait (real time; page time 
 # Page time a promise returned by eval_js / assert_js_value may take to settle; a step's own
 # `timeout` (ms) overrides it, up to limits.max_wait_ms.
 PROMISE_BUDGET_MS = 5000
-
-
-class StepFailed(Exception):
-    pass
+REASON_CHARS = 1000  # a JavaScript error's message or a value in a reason: whole, within reason
 
 
 def js_regex(pattern: str) -> tuple[str, str]:
@@ -61,8 +60,9 @@ def _point(value) -> tuple[float, float] | None:
     return None
 
 
-class StepRunner:
-    """Runs the steps of one test case against one fresh PageSession."""
+class StepRunner(ObservationChecks):
+    """Runs the steps of one test case against one fresh PageSession (the canvas and observation
+    checks in observation_checks.py)."""
 
     def __init__(self, session: PageSession, errors_at_start: int, observe_only: bool = False):
         self.s = session
@@ -72,6 +72,7 @@ class StepRunner:
         # On a document shared with other test cases (testcase_share.py): JavaScript that would
         # change the page raises WouldChangePage instead of running.
         self.observe_only = observe_only
+        self.helpers = ""  # a contract's shared JavaScript, in scope for its expressions
 
     # ---- locating ------------------------------------------------------------------------
     # A step names its element by a CSS `selector` (test cases) or by a `target`, the way a user
@@ -246,10 +247,10 @@ class StepRunner:
         time advances in settle-sized slices, for at most the step's budget of page time."""
         budget = max(0.0, min(_num(step.get("timeout"), PROMISE_BUDGET_MS), self.s.cfg.limits.max_wait_ms))
         try:
-            return await self.s.main_eval_settled(str(step.get("expression", "")), int(budget), self.s.cfg.limits.settle_ms,
-                                                  observe_only=self.observe_only)
+            return await self.s.main_eval_settled(in_scope(str(step.get("expression", "")), self.helpers), int(budget),
+                                                  self.s.cfg.limits.settle_ms, observe_only=self.observe_only)
         except JsError as exc:
-            raise StepFailed(f"{action} threw: {_short(exc)}") from None
+            raise StepFailed(f"{action} threw: {_short(exc, REASON_CHARS)}") from None
         except PromisePending as exc:
             raise StepFailed(f"{action}: {exc}") from None
 
@@ -281,7 +282,7 @@ class StepRunner:
         expected = step.get("expected", True)
         value = await self._eval(step, "assert_js_value")
         if value != expected or type(value) is not type(expected):
-            raise StepFailed(f"assert_js_value: got {_short(json.dumps(value))}, expected {json.dumps(expected)}")
+            raise StepFailed(f"assert_js_value: got {_short(json.dumps(value), REASON_CHARS)}, expected {json.dumps(expected)}")
 
     async def do_assert_text_contains(self, step):
         text = await self._text_of(step)

@@ -29,6 +29,7 @@ CHECK_ACTIONS = (
     "assert_text_contains", "assert_text_not_contains", "assert_count", "assert_visible", "assert_not_visible",
     "assert_js_value", "assert_screenshot_changed", "assert_screenshot_not_blank", "assert_no_horizontal_scroll",
     "assert_console_clean", "assert_style", "assert_attribute", "assert_value", "assert_a11y_basic", "assert_semantic_html",
+    "assert_drawn_text", "assert_colors", "assert_coverage", "assert_animates", "assert_still",
 )
 LOCATE = ("target", "selector")  # a locating action takes a user-facing target or a CSS selector
 
@@ -114,6 +115,26 @@ ACTION_SPECS: dict[str, ActionSpec] = {
     "assert_a11y_basic": _spec([], [], "every img has alt text, there is an h1, html has lang", action="assert_a11y_basic"),
     "assert_semantic_html": _spec([("tags",)], [], "each tag occurs at least once",
                                   action="assert_semantic_html", tags=["main", "nav"]),
+    # Observations (docs/icg-format.md): what a canvas shows, read from pixels or drawn text.
+    "assert_drawn_text": _spec([("text",)], ["within_ms"], "some text the page drew on a canvas (fillText/strokeText, "
+                               "recorded from before its first script) matches the case-insensitive regex; with "
+                               "within_ms, drawn in the last within_ms of page time (an animated canvas redraws "
+                               "every frame)", action="assert_drawn_text", text="Speed: 2x", within_ms=500),
+    "assert_colors": _spec([("colors", "min_distinct")], ["selector", "target", "tolerance", "min_share"],
+                           "the region (the element's box, else the viewport) shows each colour (CSS colour, "
+                           "within tolerance 40 RGB) on at least min_share (0.0005) of its pixels, and/or at least "
+                           "min_distinct distinct colours", action="assert_colors", selector="canvas",
+                           colors=["#000000"], min_share=0.05),
+    "assert_coverage": _spec([("min_share", "max_share")], ["selector", "target", "background", "tolerance"],
+                             "the share of the region's pixels that differ from its background (given, else its "
+                             "most common colour) is within min_share..max_share", action="assert_coverage",
+                             selector="canvas", min_share=0.02),
+    "assert_animates": _spec([], ["selector", "target", "ms", "min_share"], "the region's pixels change while ms "
+                             "(500) of page time pass with no input: at least min_share (0.0005) of them",
+                             action="assert_animates", selector="canvas", ms=500),
+    "assert_still": _spec([], ["selector", "target", "ms", "max_share"], "the region's pixels stay the same while ms "
+                          "(500) of page time pass: at most max_share (0.001) of them change (a paused animation)",
+                          action="assert_still", selector="canvas", ms=500),
 }
 REQUIREMENT_KINDS = ("explicit", "implicit")
 WHEN = ("change", "after")
@@ -181,6 +202,13 @@ class Step(_Model):
     label: str | None = None  # screenshot
     threshold: float | None = None
     tags: list[str] | str | None = None  # assert_semantic_html
+    within_ms: float | None = Field(default=None, ge=0)  # assert_drawn_text
+    colors: list[str] | None = None  # assert_colors
+    min_distinct: int | None = Field(default=None, ge=1)
+    tolerance: float | None = Field(default=None, ge=0)  # assert_colors, assert_coverage
+    min_share: float | None = Field(default=None, ge=0, le=1)  # assert_colors, _coverage, _animates
+    max_share: float | None = Field(default=None, ge=0, le=1)  # assert_coverage, assert_still
+    background: str | None = None  # assert_coverage
 
 
 class Assertion(_Model):
@@ -235,6 +263,10 @@ class Task(_Model):
 class Contract(_Model):
     contract_version: str = CONTRACT_VERSION
     task: Task
+    helpers: str | None = Field(default=None, description="JavaScript in scope for every expression of the contract "
+                                "(functions the checks share), with `observed`")
+    init_script: str | None = Field(default=None, description="JavaScript run in every document before the page's "
+                                    "own scripts (instrumentation the observations lack)")
     requirements: list[Requirement]
     initial_contract: InitialContract
     states: list[State]

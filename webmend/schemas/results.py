@@ -62,12 +62,19 @@ class ItemMeta(_Model):
     has_interaction: bool | None = None
 
 
+class ContractStep(_Model):
+    action: str
+    ok: bool
+    reason: str = Field(default="", description="why the step failed, in full; empty when it ran")
+
+
 class ContractTransition(_Model):
     status: Literal["passed", "failed", "blocked"]
     failed_step: int | None = Field(description="0-based index of the step that failed")
     reason: str = Field(description="why it failed or was blocked (the first failure); empty when passed")
     reasons: dict[str, str] = Field(default={}, description="every failed assertion (or state predicate) -> why, in full")
     assertions: dict[str, bool | None] = Field(description="assertion id -> verdict; null: not run (judged)")
+    steps: list[ContractStep] = Field(default=[], description="each step that ran, in order (a failing one ends the list)")
 
 
 class ContractResult(_Model):

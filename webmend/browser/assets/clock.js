@@ -33,6 +33,9 @@
     const gl = { skipped: 0, diverged: 0 };
     // Callbacks fired so far by kind, for the evaluator's motion evidence (frame rate, stalls).
     const fired = { frame: 0, timeout: 0, interval: 0, idle: 0 };
+    // Animation frames that ran at least one callback (several rAF loops share one frame).
+    let frames = 0;
+    let lastFrame = -1;
     // Set when this document starts to leave (a form submit, a location change, a reload: each
     // fires beforeunload first, synchronously). No timer runs after that: how far a leaving
     // document gets before its successor commits would depend on wall time. The evaluator
@@ -72,6 +75,7 @@
           delete timers[t.id];
         }
         fired[t.kind] += 1;
+        if (t.kind === 'frame' && lastFrame !== ticks) { frames += 1; lastFrame = ticks; }
         const saved = nesting;
         nesting = t.level;
         try {
@@ -91,17 +95,23 @@
       stats() {
         const pending = { frame: 0, timeout: 0, interval: 0, idle: 0 };
         for (const k in timers) pending[timers[k].kind] += 1;
-        return { ticks, fired: Object.assign({}, fired), pending, gl: Object.assign({}, gl) };
+        return { ticks, frames, fired: Object.assign({}, fired), pending, gl: Object.assign({}, gl) };
       },
       hiddenFrame: () => hiddenFrame,
       gl,
       runEnd,
       stay() { leaving = false; },
-      async runFor(ms) {
+      // Fire what falls due within `ms` of page time. After `most` callbacks the run stops
+      // early ({more: true}) and the evaluator asks for the rest: each call stays short however
+      // slow the page's callbacks are, and where it stops depends on page time alone, so the
+      // page sees the same run either way (nothing runs at the stop).
+      async runFor(ms, most) {
         const end = ticks + Math.max(0, Math.floor(ms));
+        most = most > 0 ? most : Infinity;
         let count = 0;
         if (leaving) return { count, owed: false, leaving, ticks };
         for (let t = c.first(end); t; t = c.first(end)) {
+          if (count >= most) return { count, owed: false, leaving, ticks, more: true };
           // A frame is hidden when the next frame tick (16 ms on) still falls inside this run:
           // only page time and the run's end decide it, never wall time.
           hiddenFrame = t.kind === 'frame' && t.at + 16 <= end ? t.at : -1;

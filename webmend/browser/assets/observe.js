@@ -1,19 +1,25 @@
-// Main-world observations for the experience protocol's game-state evidence: the names the
-// page itself adds to window (built-ins are known at document start), and the text the page
-// draws on canvases (a canvas game's score or "GAME OVER" never reaches the DOM).
-// Hidden under an unguessable, non-enumerable key. A page that tampers with this only
-// misleads the evidence about its own game state, never a verdict that needs no page globals.
+// Main-world observations, recorded from before the page's first script: the names the page adds
+// to window (built-ins are known at document start), the text it draws on canvases (a canvas
+// game's score or "GAME OVER" never reaches the DOM; text drawn once into a cached sprite at load
+// counts too), localStorage as the document found it and what it wrote there. Contract checks read
+// them as `observed` (docs/icg-format.md, "Observations"); the experience protocol reads game state.
+// Hidden under an unguessable key, not writable, frozen: a page can draw or write storage (which
+// is what is observed) but cannot edit the record.
 (() => {
   const KEY = '__WM_OBSERVE_KEY__';
+  const CLOCK = '__WM_CLOCK_KEY__';
+  const MAX_TEXTS = 256;
   const initial = new Set(Object.getOwnPropertyNames(window));
-  const drawn = new Map(); // text -> page time it was last drawn
+  const drawn = new Map(); // text -> {first, last, count} in page ms since the document started
   const now = () => performance.now();
   const remember = (text) => {
     const t = String(text).slice(0, 80);
     if (!t.trim()) return;
-    drawn.delete(t);
-    drawn.set(t, now());
-    if (drawn.size > 64) drawn.delete(drawn.keys().next().value);
+    const seen = drawn.get(t);
+    const at = now();
+    drawn.delete(t); // most recently drawn last
+    drawn.set(t, { first: seen ? seen.first : at, last: at, count: (seen ? seen.count : 0) + 1 });
+    if (drawn.size > MAX_TEXTS) drawn.delete(drawn.keys().next().value);
   };
   const wrap = (proto) => {
     if (!proto) return;
@@ -28,12 +34,51 @@
   };
   wrap(window.CanvasRenderingContext2D && CanvasRenderingContext2D.prototype);
   wrap(window.OffscreenCanvasRenderingContext2D && OffscreenCanvasRenderingContext2D.prototype);
+
+  // Storage: what the document found (a fresh document finds nothing; a reload finds what the
+  // page kept) and the keys it wrote or removed through the Storage API.
+  const storageAtStart = {};
+  const writes = [];
+  try {
+    for (let i = 0; i < localStorage.length && i < 200; i++) {
+      const k = localStorage.key(i);
+      storageAtStart[k] = String(localStorage.getItem(k)).slice(0, 2000);
+    }
+    const proto = Storage.prototype;
+    for (const name of ['setItem', 'removeItem', 'clear']) {
+      const native = proto[name];
+      Object.defineProperty(proto, name, {
+        configurable: true, writable: true,
+        value: { [name](...args) {
+          try { if (this === localStorage && writes.length < 1000) writes.push({ op: name, key: args.length ? String(args[0]) : null, at: now() }); } catch (e) { /* never break storage */ }
+          return native.apply(this, args);
+        } }[name],
+      });
+    }
+  } catch (e) { /* storage refused (opaque origin): nothing to observe */ }
+
+  const copy = (x) => JSON.parse(JSON.stringify(x));
+  const snapshot = () => {
+    const clock = window[CLOCK];
+    const stats = clock ? clock.stats() : null;
+    return Object.freeze({
+      now: now(),
+      drawnText: Array.from(drawn.entries(), ([text, r]) => ({ text, first: r.first, last: r.last, count: r.count })),
+      frames: stats ? stats.frames : null,
+      workers: clock && clock.workers ? copy(clock.workers) : [],
+      storageAtStart: copy(storageAtStart),
+      storageWrites: copy(writes),
+    });
+  };
   Object.defineProperty(window, KEY, {
     enumerable: false,
-    value: {
+    value: Object.freeze({
       added: () => Object.getOwnPropertyNames(window).filter((n) => !initial.has(n) && n !== KEY && !n.startsWith('__wm')),
       // Texts drawn at or after page time `since` (ms), most recent last.
-      drawnSince: (since) => Array.from(drawn.entries()).filter(([, t]) => t >= since).map(([s]) => s),
-    },
+      drawnSince: (since) => Array.from(drawn.entries()).filter(([, r]) => r.last >= since).map(([s]) => s),
+      snapshot,
+      // The names a contract's JavaScript sees besides the page's own (the `with` scope).
+      scope: () => Object.freeze(Object.assign(Object.create(null), { observed: snapshot() })),
+    }),
   });
 })();

@@ -1,0 +1,124 @@
+"""The canvas and load-time observations a contract can check (docs/icg-format.md,
+"Observations"), on one small canvas page: text drawn once at load into a sprite, a palette, motion
+that a key pauses, three Workers on the page clock, the contract's helpers and init script."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from webmend.contracts.validate import validate_contract
+from webmend.evaluate.contract_run import execute_contract
+from webmend.evaluate.pixels import changed, color_share, coverage, distinct_colors, dominant_color, parse_color
+
+PAGE = (Path(__file__).parent / "fixtures" / "orbit_canvas.html").read_text()
+
+
+def check(cid: str, check: dict, requirement: str = "R1") -> dict:
+    return {"id": cid, "when": "after", "check": check, "requirement": requirement}
+
+
+def contract(initial: list[dict], pause_checks: list[dict] | None = None, **extra) -> dict:
+    return {
+        "task": {"id": "orbit", "prompt": "A dot orbits; Space pauses it; + doubles the speed, drawn as 'Speed: Nx'."},
+        "requirements": [{"id": "R1", "kind": "explicit", "text": "the dot orbits and its speed is drawn"},
+                         {"id": "R2", "kind": "explicit", "text": "Space pauses"}],
+        "initial_contract": {"text": "an orbiting dot", "checks": initial},
+        "states": [{"id": "S0", "description": "running"}, {"id": "S1", "description": "paused"}],
+        "transitions": [{"id": "T1", "from": "S0", "to": "S1", "intent": "pause with Space", "requirements": ["R1", "R2"],
+                         "steps": [{"action": "press_key", "key": " "}], "assertions": pause_checks or []}],
+        **extra,
+    }
+
+
+def run(c: dict, worker, cfg, html: str = PAGE):
+    assert validate_contract(c) == []
+    return execute_contract(html, c, cfg, worker=worker)
+
+
+def test_drawn_text_is_recorded_from_before_the_first_frame(worker, cfg):
+    # 'LOADED SPRITE' is drawn once, into an offscreen sprite, by the page's first script.
+    got = run(contract([check("A1", {"action": "assert_drawn_text", "text": "^loaded sprite$"}),
+                        check("A2", {"action": "assert_drawn_text", "text": "loaded sprite", "within_ms": 100}),
+                        check("A3", {"action": "assert_drawn_text", "text": "^Speed: 1x$", "within_ms": 100})]),
+              worker, cfg)
+    assert got.initial == {"A1": True, "A2": False, "A3": True}
+    assert "drawn: " in got.initial_reasons["A2"] and "Speed: 1x" in got.initial_reasons["A2"]
+
+
+def test_palette_coverage_and_motion_on_a_fixture_canvas(worker, cfg):
+    canvas = {"selector": "canvas"}
+    got = run(contract(
+        [check("P1", {"action": "assert_colors", **canvas, "colors": ["#ff8800", "black"]}),
+         check("P2", {"action": "assert_colors", **canvas, "colors": ["#00ff00"]}),
+         check("P3", {"action": "assert_colors", **canvas, "min_distinct": 3}),
+         check("C1", {"action": "assert_coverage", **canvas, "min_share": 0.001, "max_share": 0.1}),
+         check("C2", {"action": "assert_coverage", **canvas, "min_share": 0.5}),
+         check("M1", {"action": "assert_animates", **canvas}),
+         check("M2", {"action": "assert_still", **canvas})],
+        [check("Q1", {"action": "assert_still", **canvas}, "R2"),
+         check("Q2", {"action": "assert_animates", **canvas, "ms": 300}, "R2")]), worker, cfg)
+    assert got.initial == {"P1": True, "P2": False, "P3": True, "C1": True, "C2": False, "M1": True, "M2": False}
+    assert "#00ff00" in got.initial_reasons["P2"]
+    assert got.transitions["T1"].assertions == {"Q1": True, "Q2": False}  # paused: still, not animating
+    assert got.transitions["T1"].steps == [{"action": "press_key", "ok": True, "reason": ""}]
+
+
+def test_workers_run_on_the_page_clock_and_give_the_same_results_on_every_run(worker, cfg):
+    # Three workers (more than one is allowed) sum seeded random numbers and answer after a timer
+    # of 0, 7 and 14 ms: each answer arrives at that page time, in that order, on every run.
+    order = "window.results.map((r) => r.id + '@' + (r.t - Date.UTC(2026, 0, 1))).join(',')"
+    c = contract([check("W1", {"action": "assert_js_value", "expression": order, "expected": "0@0,1@7,2@14"}),
+                  check("W2", {"action": "assert_js_value", "expression": "JSON.stringify(window.results)", "expected": ""})])
+    runs = [run(c, worker, cfg) for _ in range(3)]
+    assert [r.initial["W1"] for r in runs] == [True] * 3, runs[0].initial_reasons
+    sums = {r.initial_reasons["W2"] for r in runs}
+    assert len(sums) == 1 and sums.pop().count('\\"s\\"') == 3
+
+
+def test_an_error_in_a_worker_is_the_pages_error(worker, cfg):
+    page = PAGE.replace("let s = 0;", "if (e.data.id === 1) throw new Error('worker failed'); let s = 0;")
+    got = run(contract([check("E1", {"action": "assert_console_clean"}),
+                        check("E2", {"action": "assert_js_value", "expression": "window.results.length", "expected": 2})]),
+              worker, cfg, page)
+    assert got.initial == {"E1": False, "E2": True}, got.initial_reasons
+
+
+def test_helpers_and_observed_are_in_scope_for_expressions(worker, cfg):
+    helpers = "function drawn(re) { return observed.drawnText.some((d) => new RegExp(re, 'i').test(d.text)); }"
+    expression = "drawn('^speed: 1x$') && observed.frames > 10 && observed.workers.length === 3"
+    got = run(contract([check("H1", {"action": "assert_js_value", "expression": expression}),
+                        check("H2", {"action": "assert_js_value", "expression": "drawn('GAME OVER')"})],
+                       helpers=helpers), worker, cfg)
+    assert got.initial == {"H1": True, "H2": False}
+
+
+def test_the_init_script_runs_before_the_page_scripts(worker, cfg):
+    init = "window.sawPage = typeof window.results !== 'undefined'; window.fills = 0; " \
+           "const f = CanvasRenderingContext2D.prototype.fillRect; " \
+           "CanvasRenderingContext2D.prototype.fillRect = function (...a) { window.fills++; return f.apply(this, a); };"
+    got = run(contract([check("I1", {"action": "assert_js_value", "expression": "window.sawPage === false && window.fills > 10"})],
+                       init_script=init), worker, cfg)
+    assert got.initial == {"I1": True}, got.initial_reasons
+
+
+def test_an_init_script_that_throws_is_not_the_pages_error(worker, cfg):
+    got = run(contract([check("E1", {"action": "assert_console_clean"})], init_script="throw new Error('oops')"),
+              worker, cfg)
+    assert got.initial == {"E1": True}
+
+
+def test_pixel_measures():
+    img = np.zeros((10, 10, 3), dtype=np.uint8)
+    img[:2, :5] = parse_color("#ff8800")
+    assert parse_color("rgb(255, 136, 0)") == (255, 136, 0) and parse_color("black") == (0, 0, 0)
+    with pytest.raises(ValueError):
+        parse_color("not-a-colour")
+    assert color_share(img, (255, 136, 0)) == pytest.approx(0.1)
+    assert dominant_color(img) == (0, 0, 0) and coverage(img, (0, 0, 0)) == pytest.approx(0.1)
+    assert distinct_colors(img, 0.05) == 2 and distinct_colors(img, 0.2) == 1
+    moved = img.copy()
+    moved[9, 9] = (200, 200, 200)
+    assert changed(img, moved) == pytest.approx(0.01) and changed(img, img) == 0.0

@@ -1,0 +1,129 @@
+"""Checks that see inside a canvas: text the page drew, the colours a region shows, how much of
+it is drawn on, whether it moves while page time passes (docs/icg-format.md, "Observations").
+
+They read what the page put on screen or drew through the canvas API, never how one page did it,
+so a contract written for a task holds for any implementation of it. Mixed into StepRunner.
+"""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+
+from webmend.browser.page_scripts import OBSERVE_KEY
+from webmend.evaluate.pixels import (
+    CHANGE_LEVEL, MIN_SHARE, TOLERANCE, changed, color_share, coverage, distinct_colors, dominant_color, parse_color,
+)
+from webmend.evaluate.step_failed import StepFailed
+
+MOTION_MS = 500  # page time assert_animates / assert_still let pass by default
+STILL_SHARE = 0.001  # assert_still: at most this share of the region may change
+
+
+def in_scope(expression: str, helpers: str = "") -> str:
+    """A contract's JavaScript with `observed` (the page's recorded observations) and the
+    contract's helpers in scope. A `with` block keeps the completion value, so an expression or
+    statements ending in one read as before; it is added only where needed, so test cases run
+    exactly the script they wrote."""
+    if not helpers and "observed" not in expression:
+        return expression
+    return f"with (window.{OBSERVE_KEY}.scope()) {{\n{helpers}\n;\n{expression}\n}}"
+
+
+def _float(step: dict, key: str, default: float) -> float:
+    value = step.get(key)
+    try:
+        return float(value) if value is not None else default
+    except (TypeError, ValueError):
+        raise StepFailed(f"{key} must be a number, got {value!r}") from None
+
+
+class ObservationChecks:
+    """StepRunner's observation checks (self.s: the PageSession; self.first_visible: a locator)."""
+
+    async def observed(self) -> dict:
+        """The observations recorded in the current document since it started loading."""
+        snap = await self.s.main_eval(f"window.{OBSERVE_KEY} ? window.{OBSERVE_KEY}.snapshot() : null")
+        if snap is None:
+            raise StepFailed("no observations in this document")
+        return snap
+
+    async def do_assert_drawn_text(self, step):
+        from webmend.evaluate.testcases import py_search  # testcases imports this module
+
+
+        pattern = str(step.get("text", ""))
+        snap = await self.observed()
+        within = step.get("within_ms")
+        since = snap["now"] - _float(step, "within_ms", 0.0) if within is not None else -1.0
+        texts = [d["text"] for d in snap["drawnText"] if d["last"] >= since]
+        if not any(py_search(pattern, t) for t in texts):
+            when = f" in the last {within} ms of page time" if within is not None else ""
+            shown = "; ".join(json.dumps(t) for t in texts[-12:]) or "none"
+            raise StepFailed(f"no drawn text matches {pattern!r}{when}; drawn: {shown}")
+
+    async def region(self, step) -> np.ndarray:
+        """RGB pixels of the step's element (clipped to the viewport), or of the whole viewport."""
+        vw, vh = self.s.viewport.width, self.s.viewport.height
+        x, y, w, h = 0.0, 0.0, float(vw), float(vh)
+        if step.get("selector") or step.get("target"):
+            box = await self._act(self.first_visible(step).bounding_box(timeout=1500), "bounding box")
+            if not box:
+                raise StepFailed("the element to look at is not visible")
+            x, y = max(0.0, box["x"]), max(0.0, box["y"])
+            w, h = min(vw, box["x"] + box["width"]) - x, min(vh, box["y"] + box["height"]) - y
+            if w < 1 or h < 1:
+                raise StepFailed("the element to look at is outside the viewport")
+        return await self.s.clip_rgb(x, y, w, h, 1)
+
+    async def do_assert_colors(self, step):
+        pixels = await self.region(step)
+        tolerance = _float(step, "tolerance", TOLERANCE)
+        min_share = _float(step, "min_share", MIN_SHARE)
+        missing = []
+        for text in step.get("colors") or []:
+            try:
+                rgb = parse_color(text)
+            except ValueError:
+                raise StepFailed(f"not a colour: {text!r}") from None
+            share = color_share(pixels, rgb, tolerance)
+            if share < min_share:
+                missing.append(f"{text} ({share:.4%} of the region)")
+        if missing:
+            raise StepFailed(f"colours not shown (each needs {min_share:.4%}): " + ", ".join(missing))
+        if step.get("min_distinct") is not None:
+            found = distinct_colors(pixels, min_share)
+            if found < int(_float(step, "min_distinct", 0)):
+                raise StepFailed(f"{found} distinct colours shown, expected at least {step['min_distinct']}")
+
+    async def do_assert_coverage(self, step):
+        pixels = await self.region(step)
+        try:
+            background = parse_color(step["background"]) if step.get("background") else dominant_color(pixels)
+        except ValueError:
+            raise StepFailed(f"not a colour: {step.get('background')!r}") from None
+        share = coverage(pixels, background, _float(step, "tolerance", TOLERANCE))
+        low, high = _float(step, "min_share", 0.0), _float(step, "max_share", 1.0)
+        if not low <= share <= high:
+            raise StepFailed(f"{share:.2%} of the region is drawn on (background rgb{background}), "
+                             f"expected {low:.2%}..{high:.2%}")
+
+    async def _motion(self, step) -> float:
+        """Share of the region's pixels that changed while the step's `ms` of page time passed."""
+        ms = min(_float(step, "ms", MOTION_MS), self.s.cfg.limits.max_wait_ms)
+        before = await self.region(step)
+        await self.s.advance(ms)
+        return changed(before, await self.region(step), CHANGE_LEVEL)
+
+    async def do_assert_animates(self, step):
+        share, want = await self._motion(step), _float(step, "min_share", MIN_SHARE)
+        if share < want:
+            raise StepFailed(f"{share:.4%} of the region changed in {step.get('ms', MOTION_MS)} ms of page time, "
+                             f"expected at least {want:.4%}")
+
+    async def do_assert_still(self, step):
+        share, most = await self._motion(step), _float(step, "max_share", STILL_SHARE)
+        if share > most:
+            raise StepFailed(f"{share:.4%} of the region changed in {step.get('ms', MOTION_MS)} ms of page time, "
+                             f"expected at most {most:.4%}")
