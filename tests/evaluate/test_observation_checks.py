@@ -122,3 +122,12 @@ def test_pixel_measures():
     moved = img.copy()
     moved[9, 9] = (200, 200, 200)
     assert changed(img, moved) == pytest.approx(0.01) and changed(img, img) == 0.0
+
+
+def test_each_contract_expression_has_its_own_scope(worker, cfg):
+    # The page declares `const sprite` at its top level; a check may declare its own, twice.
+    mine = "const sprite = 2; sprite === 2"
+    got = run(contract([check("S1", {"action": "assert_js_value", "expression": mine}),
+                        check("S2", {"action": "assert_js_value", "expression": mine}),
+                        check("S3", {"action": "assert_js_value", "expression": "sprite.width === 100"})]), worker, cfg)
+    assert got.initial == {"S1": True, "S2": True, "S3": True}, got.initial_reasons

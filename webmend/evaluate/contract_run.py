@@ -168,6 +168,7 @@ class _Walk:
             raise
         self.runner = StepRunner(self.s, errors_before_load)
         self.runner.helpers = self.c.helpers or ""
+        self.runner.own_scope = True
         try:
             await within_node_cap(self.s)
         except StepFailed as exc:

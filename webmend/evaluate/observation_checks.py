@@ -21,13 +21,15 @@ MOTION_MS = 500  # page time assert_animates / assert_still let pass by default
 STILL_SHARE = 0.001  # assert_still: at most this share of the region may change
 
 
-def in_scope(expression: str, helpers: str = "") -> str:
-    """A contract's JavaScript with `observed` (the page's recorded observations) and the
-    contract's helpers in scope. A `with` block keeps the completion value, so an expression or
-    statements ending in one read as before; it is added only where needed, so test cases run
-    exactly the script they wrote."""
-    if not helpers and "observed" not in expression:
-        return expression
+def in_scope(expression: str, helpers: str = "", own_scope: bool = False) -> str:
+    """JavaScript with `observed` (the page's recorded observations) and a contract's helpers in
+    scope. A `with` block keeps the completion value, so an expression, or statements ending in
+    one, reads as before. `own_scope` (a contract's expressions): always in a block, so a `const`
+    it declares is its own, neither the page's global of that name nor one left by an earlier
+    check (at a script's top level it would be both). Test cases run exactly the script they wrote
+    unless they name `observed`."""
+    if not (helpers or "observed" in expression):
+        return f"{{\n{expression}\n}}" if own_scope else expression
     return f"with (window.{OBSERVE_KEY}.scope()) {{\n{helpers}\n;\n{expression}\n}}"
 
 

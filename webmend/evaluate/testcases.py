@@ -73,6 +73,7 @@ class StepRunner(ObservationChecks):
         # change the page raises WouldChangePage instead of running.
         self.observe_only = observe_only
         self.helpers = ""  # a contract's shared JavaScript, in scope for its expressions
+        self.own_scope = False  # a contract's expressions each run in a block of their own (in_scope)
 
     # ---- locating ------------------------------------------------------------------------
     # A step names its element by a CSS `selector` (test cases) or by a `target`, the way a user
@@ -247,7 +248,7 @@ class StepRunner(ObservationChecks):
         time advances in settle-sized slices, for at most the step's budget of page time."""
         budget = max(0.0, min(_num(step.get("timeout"), PROMISE_BUDGET_MS), self.s.cfg.limits.max_wait_ms))
         try:
-            return await self.s.main_eval_settled(in_scope(str(step.get("expression", "")), self.helpers), int(budget),
+            return await self.s.main_eval_settled(in_scope(str(step.get("expression", "")), self.helpers, self.own_scope), int(budget),
                                                   self.s.cfg.limits.settle_ms, observe_only=self.observe_only)
         except JsError as exc:
             raise StepFailed(f"{action} threw: {_short(exc, REASON_CHARS)}") from None
