@@ -131,3 +131,11 @@ def test_each_contract_expression_has_its_own_scope(worker, cfg):
                         check("S2", {"action": "assert_js_value", "expression": mine}),
                         check("S3", {"action": "assert_js_value", "expression": "sprite.width === 100"})]), worker, cfg)
     assert got.initial == {"S1": True, "S2": True, "S3": True}, got.initial_reasons
+
+
+def test_a_helper_named_like_a_page_global_is_the_contracts_own(worker, cfg):
+    # The page has `const sprite`; a helper function of the same name must not collide with it.
+    got = run(contract([check("N1", {"action": "assert_js_value", "expression": "sprite() === 'mine' && observed.frames > 0"}),
+                        check("N2", {"action": "assert_js_value", "expression": "sprite() === 'mine'"})],
+                       helpers="function sprite() { return 'mine'; }"), worker, cfg)
+    assert got.initial == {"N1": True, "N2": True}, got.initial_reasons

@@ -23,14 +23,18 @@ STILL_SHARE = 0.001  # assert_still: at most this share of the region may change
 
 def in_scope(expression: str, helpers: str = "", own_scope: bool = False) -> str:
     """JavaScript with `observed` (the page's recorded observations) and a contract's helpers in
-    scope. A `with` block keeps the completion value, so an expression, or statements ending in
-    one, reads as before. `own_scope` (a contract's expressions): always in a block, so a `const`
-    it declares is its own, neither the page's global of that name nor one left by an earlier
-    check (at a script's top level it would be both). Test cases run exactly the script they wrote
-    unless they name `observed`."""
+    scope, its completion value kept (an expression, or statements ending in one, read as before).
+
+    Helpers and the expression run inside a function, the expression through a direct `eval` of
+    its text: a helper `function squares()` is the function's own, where in a block at a script's
+    top level it would also declare a global and collide with a page's `const squares` (a real
+    model's helpers did). `own_scope` (a contract's expressions) puts even a plain expression in a
+    block, so a `const` it declares is its own and not one an earlier check left. Test cases run
+    exactly the script they wrote unless they name `observed`."""
     if not (helpers or "observed" in expression):
         return f"{{\n{expression}\n}}" if own_scope else expression
-    return f"with (window.{OBSERVE_KEY}.scope()) {{\n{helpers}\n;\n{expression}\n}}"
+    return (f"(function (observed) {{\n{helpers}\n;\nreturn eval({json.dumps(expression)});\n}})"
+            f".call(window, window.{OBSERVE_KEY}.snapshot())")
 
 
 def _float(step: dict, key: str, default: float) -> float:

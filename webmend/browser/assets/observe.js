@@ -76,9 +76,7 @@
       added: () => Object.getOwnPropertyNames(window).filter((n) => !initial.has(n) && n !== KEY && !n.startsWith('__wm')),
       // Texts drawn at or after page time `since` (ms), most recent last.
       drawnSince: (since) => Array.from(drawn.entries()).filter(([, r]) => r.last >= since).map(([s]) => s),
-      snapshot,
-      // The names a contract's JavaScript sees besides the page's own (the `with` scope).
-      scope: () => Object.freeze(Object.assign(Object.create(null), { observed: snapshot() })),
+      snapshot, // a contract's expressions see it as `observed` (observation_checks.in_scope)
     }),
   });
 })();
