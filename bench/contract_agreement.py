@@ -38,7 +38,7 @@ def _jsonl(path: str | None) -> list[dict]:
 
 def plain_score(html: str, name: str, cfg: EvalConfig, worker: BrowserWorker) -> float | None:
     record = evaluate_input(RawInput(0, name, name, html), None, cfg, worker)
-    return record.get("score")
+    return (record.get("score") or {}).get("total")
 
 
 def measure(folder: Path, contract: dict | None, rejected: dict | None, cfg: EvalConfig, worker: BrowserWorker) -> dict:

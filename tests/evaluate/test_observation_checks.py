@@ -139,3 +139,12 @@ def test_a_helper_named_like_a_page_global_is_the_contracts_own(worker, cfg):
                         check("N2", {"action": "assert_js_value", "expression": "sprite() === 'mine'"})],
                        helpers="function sprite() { return 'mine'; }"), worker, cfg)
     assert got.initial == {"N1": True, "N2": True}, got.initial_reasons
+
+
+def test_a_contract_without_transitions_still_runs_its_initial_checks(worker, cfg):
+    c = contract([check("L1", {"action": "assert_drawn_text", "text": "^Speed: 1x$"}),
+                  check("L2", {"action": "assert_drawn_text", "text": "GAME OVER"})])
+    c["transitions"] = []
+    got = execute_contract(PAGE, c, cfg, worker=worker)
+    assert got.initial == {"L1": True, "L2": False} and got.documents == 1
+    assert "drawn: " in got.initial_reasons["L2"]
