@@ -4,6 +4,7 @@ that a key pauses, three Workers on the page clock, the contract's helpers and i
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import numpy as np
@@ -148,3 +149,15 @@ def test_a_contract_without_transitions_still_runs_its_initial_checks(worker, cf
     got = execute_contract(PAGE, c, cfg, worker=worker)
     assert got.initial == {"L1": True, "L2": False} and got.documents == 1
     assert "drawn: " in got.initial_reasons["L2"]
+
+
+def test_a_button_drawn_on_the_canvas_is_clicked_where_its_text_was_drawn(worker, cfg):
+    where = "JSON.stringify(observed.drawnText.filter((d) => /^(FASTER|Speed: 1x)$/.test(d.text)).map((d) => [d.text, d.x, d.y]))"
+    c = contract([check("D1", {"action": "assert_js_value", "expression": where, "expected": ""})])
+    c["transitions"][0]["steps"] = [{"action": "click_drawn_text", "text": "^faster$"}]
+    c["transitions"][0]["assertions"] = [check("D2", {"action": "assert_drawn_text", "text": "^Speed: 2x$", "within_ms": 100})]
+    got = run(c, worker, cfg)
+    assert got.transitions["T1"].status == "passed", got.transitions["T1"].reason
+    places = {text: (x, y) for text, x, y in json.loads(got.initial_reasons["D1"].split("got ")[1].rsplit(", expected", 1)[0].strip('"').replace('\\"', '"'))}
+    assert 330 < places["FASTER"][0] < 390 and 274 <= places["FASTER"][1] <= 292, places  # right-aligned at x 390
+    assert 10 < places["Speed: 1x"][0] < 80 and 5 <= places["Speed: 1x"][1] <= 20, places

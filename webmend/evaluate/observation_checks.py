@@ -69,6 +69,22 @@ class ObservationChecks:
             shown = "; ".join(json.dumps(t) for t in texts[-12:]) or "none"
             raise StepFailed(f"no drawn text matches {pattern!r}{when}; drawn: {shown}")
 
+    async def do_click_drawn_text(self, step):
+        """Click where a text matching `text` was last drawn on an on-screen canvas (its centre):
+        a canvas game's 'Start' or a drawn menu entry, found the way a user sees it."""
+        from webmend.evaluate.testcases import py_search  # testcases imports this module
+
+        pattern = str(step.get("text", ""))
+        vw, vh = self.s.viewport.width, self.s.viewport.height
+        drawn = (await self.observed())["drawnText"]
+        hits = [d for d in drawn if py_search(pattern, d["text"]) and d.get("x") is not None
+                and 0 <= d["x"] < vw and 0 <= d["y"] < vh]
+        if not hits:
+            shown = "; ".join(json.dumps(d["text"]) for d in drawn[-12:]) or "none"
+            raise StepFailed(f"no text drawn on screen matches {pattern!r}; drawn: {shown}")
+        await self._act(self.page.mouse.click(hits[-1]["x"], hits[-1]["y"]), "click")
+        await self.settle()
+
     async def region(self, step) -> np.ndarray:
         """RGB pixels of the step's element (clipped to the viewport), or of the whole viewport."""
         vw, vh = self.s.viewport.width, self.s.viewport.height

@@ -22,7 +22,7 @@ INITIAL_STATE = "S0"  # the state every document starts in
 # The test-case actions (docs/testcase-format.md) a step may use ...
 STEP_ACTIONS = (
     "click", "click_text", "type", "press_key", "hover", "focus", "contextmenu", "scroll", "drag", "resize",
-    "wait", "wait_for", "eval_js", "screenshot", "select_option", "check", "reload",
+    "wait", "wait_for", "eval_js", "screenshot", "select_option", "check", "reload", "click_drawn_text",
 )
 # ... and the checks an assertion may make (assert_js_value is the JS predicate).
 CHECK_ACTIONS = (
@@ -116,6 +116,9 @@ ACTION_SPECS: dict[str, ActionSpec] = {
     "assert_semantic_html": _spec([("tags",)], [], "each tag occurs at least once",
                                   action="assert_semantic_html", tags=["main", "nav"]),
     # Observations (docs/icg-format.md): what a canvas shows, read from pixels or drawn text.
+    "click_drawn_text": _spec([("text",)], [], "click the centre of the most recently drawn on-screen canvas text "
+                              "matching the case-insensitive regex (a canvas game's 'Start', a drawn menu entry)",
+                              action="click_drawn_text", text="^start$"),
     "assert_drawn_text": _spec([("text",)], ["within_ms"], "some text the page drew on a canvas (fillText/strokeText, "
                                "recorded from before its first script) matches the case-insensitive regex; with "
                                "within_ms, drawn in the last within_ms of page time (an animated canvas redraws "

@@ -12,14 +12,35 @@
   const initial = new Set(Object.getOwnPropertyNames(window));
   const drawn = new Map(); // text -> {first, last, count} in page ms since the document started
   const now = () => performance.now();
-  const remember = (text) => {
+  // Where on its canvas a text was drawn: the centre of its box in canvas pixels (the current
+  // transform applied), kept with the canvas so the viewport position is worked out only when
+  // read (a layout per draw would cost every frame). Offscreen canvases have no position.
+  const ALIGN = { left: 0.5, start: 0.5, center: 0, right: -0.5, end: -0.5 };
+  const placeOf = (ctx, text, x, y) => {
+    const canvas = ctx.canvas;
+    if (!canvas || typeof canvas.getBoundingClientRect !== 'function') return null;
+    const m = ctx.getTransform();
+    const metrics = ctx.measureText(text);
+    const cx = x + (ALIGN[ctx.textAlign] ?? 0.5) * metrics.width;
+    const cy = y - (metrics.actualBoundingBoxAscent - metrics.actualBoundingBoxDescent) / 2;
+    return { canvas, px: m.a * cx + m.c * cy + m.e, py: m.b * cx + m.d * cy + m.f };
+  };
+  const remember = (text, ctx, x, y) => {
     const t = String(text).slice(0, 80);
     if (!t.trim()) return;
     const seen = drawn.get(t);
     const at = now();
+    let place = null;
+    try { place = placeOf(ctx, String(text), Number(x), Number(y)); } catch (e) { /* no position */ }
     drawn.delete(t); // most recently drawn last
-    drawn.set(t, { first: seen ? seen.first : at, last: at, count: (seen ? seen.count : 0) + 1 });
+    drawn.set(t, { first: seen ? seen.first : at, last: at, count: (seen ? seen.count : 0) + 1, place });
     if (drawn.size > MAX_TEXTS) drawn.delete(drawn.keys().next().value);
+  };
+  const viewportOf = (place) => {
+    if (!place || !place.canvas.isConnected || !place.canvas.width || !place.canvas.height) return { x: null, y: null };
+    const r = place.canvas.getBoundingClientRect();
+    return { x: Math.round(r.left + place.px * r.width / place.canvas.width),
+      y: Math.round(r.top + place.py * r.height / place.canvas.height) };
   };
   const wrap = (proto) => {
     if (!proto) return;
@@ -28,7 +49,7 @@
       if (typeof native !== 'function') continue;
       Object.defineProperty(proto, name, {
         configurable: true, writable: true,
-        value: { [name](text, ...rest) { try { remember(text); } catch (e) { /* never break drawing */ } return native.call(this, text, ...rest); } }[name],
+        value: { [name](text, ...rest) { try { remember(text, this, rest[0], rest[1]); } catch (e) { /* never break drawing */ } return native.call(this, text, ...rest); } }[name],
       });
     }
   };
@@ -63,7 +84,7 @@
     const stats = clock ? clock.stats() : null;
     return Object.freeze({
       now: now(),
-      drawnText: Array.from(drawn.entries(), ([text, r]) => ({ text, first: r.first, last: r.last, count: r.count })),
+      drawnText: Array.from(drawn.entries(), ([text, r]) => ({ text, first: r.first, last: r.last, count: r.count, ...viewportOf(r.place) })),
       frames: stats ? stats.frames : null,
       workers: clock && clock.workers ? copy(clock.workers) : [],
       storageAtStart: copy(storageAtStart),
