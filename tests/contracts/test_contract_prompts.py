@@ -54,7 +54,7 @@ def test_the_prompt_explains_observations_and_how_a_contract_runs():
     for name in ("assert_drawn_text", "assert_colors", "assert_coverage", "assert_animates", "assert_still"):
         assert f"- {name}: needs" in system
     for said in ("observed.drawnText", "observed.storageAtStart", '"helpers"', '"init_script"', "replaying from S0",
-                 "confirm() with false", "selected option"):
+                 "confirm() with\nfalse", "selected option", "1280x720", '"never"', '"row"'):
         assert said in system, said
 
 

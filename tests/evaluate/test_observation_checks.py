@@ -161,3 +161,34 @@ def test_a_button_drawn_on_the_canvas_is_clicked_where_its_text_was_drawn(worker
     places = {text: (x, y) for text, x, y in json.loads(got.initial_reasons["D1"].split("got ")[1].rsplit(", expected", 1)[0].strip('"').replace('\\"', '"'))}
     assert 330 < places["FASTER"][0] < 390 and 274 <= places["FASTER"][1] <= 292, places  # right-aligned at x 390
     assert 10 < places["Speed: 1x"][0] < 80 and 5 <= places["Speed: 1x"][1] <= 20, places
+
+
+def test_click_at_a_computed_point_with_a_modifier_and_never_assertions(worker, cfg):
+    c = contract([])
+    # Where FASTER was drawn, read from the observations at run time; Shift+click halves the speed.
+    at = "(() => { const d = observed.drawnText.find((t) => t.text === 'FASTER'); return [d.x, d.y]; })()"
+    c["transitions"][0]["steps"] = [{"action": "click_at", "expression": at, "modifiers": ["Shift"]}]
+    c["transitions"][0]["assertions"] = [
+        check("K1", {"action": "assert_drawn_text", "text": r"^Speed: 0\.5x$", "within_ms": 100}),
+        {**check("K2", {"action": "assert_drawn_text", "text": "^Speed: 2x$", "within_ms": 100}), "when": "never"},
+        {**check("K3", {"action": "assert_drawn_text", "text": r"^Speed: 0\.5x$", "within_ms": 100}), "when": "never"}]
+    got = run(c, worker, cfg)
+    assert got.transitions["T1"].assertions == {"K1": True, "K2": True, "K3": False}, got.transitions["T1"].reasons
+    assert got.transitions["T1"].reasons["K3"] == "became true after step 0 (click_at)"
+
+
+def test_a_target_inside_the_row_whose_text_matches(worker, cfg):
+    page = ("<!doctype html><html lang=en><body><ul>"
+            + "".join(f"<li><input type=checkbox aria-label=done> <span>{t}</span> <button>Delete</button></li>"
+                      for t in ("Walk the dog", "Buy milk", "Call mom"))
+            + "</ul><script>document.querySelectorAll('button').forEach((b) => b.onclick = () => b.parentNode.remove());"
+            "</script></body></html>")
+    c = contract([])
+    c["transitions"][0]["steps"] = [{"action": "check", "target": {"role": "checkbox", "row": "buy milk"}},
+                                    {"action": "click", "target": {"role": "button", "name": "delete", "row": "call mom"}}]
+    c["transitions"][0]["assertions"] = [
+        check("W1", {"action": "assert_js_value", "expression": "[...document.querySelectorAll('li')].map((li) => "
+                     "li.textContent.trim().split(/\\s+/)[0] + (li.querySelector('input').checked ? '+' : '')).join(',')",
+                     "expected": "Walk,Buy+"})]
+    got = run(c, worker, cfg, page)
+    assert got.transitions["T1"].status == "passed", got.transitions["T1"].reasons

@@ -68,7 +68,7 @@ def contract_to_testcases(contract: Contract | dict) -> tuple[list[dict], list[s
         steps = _predicate_step(predicates.get(INITIAL_STATE))
         for tid in chains[t.from_] + [t.id]:
             steps += _transition_steps(by_id[tid], predicates)
-        dropped += [a.id for a in t.assertions if a.when == "change" and not a.judged]
+        dropped += [a.id for a in t.assertions if a.when in ("change", "never") and not a.judged]
         cases.append({"id": t.id, "name": t.intent, "steps": steps})
     return cases, dropped
 

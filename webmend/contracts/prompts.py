@@ -66,7 +66,8 @@ A step or a check is one JSON object: "action" and only the fields listed for th
 other key: not "type", "js", "script" or "selector" inside "target").
 Finding an element: "target" is how a user finds it, exactly one of {{"role": R, "name": regex}} (R one of
 {", ".join(ROLES)}; "name" is the accessible name, optional), {{"label": regex}}, {{"placeholder": regex}} or
-{{"text": regex}}, plus optional "nth" (0-based among visible matches) and "exact": true (whole-string match);
+{{"text": regex}}, plus optional "nth" (0-based among visible matches), "exact": true (whole-string match)
+and "row": regex (look inside the list item or table row whose text matches: the checkbox of "Buy milk");
 or "selector", a CSS selector beside "target" (not inside it) made of tags and attributes only (li,
 input[type=checkbox]:checked, canvas), never an #id or .class of one implementation. Text in a
 target, "text" of the text checks and "text_pattern" are regular expressions searched
@@ -79,10 +80,12 @@ Checks (what must be true), in an assertion's "check":
 {_action_lines(CHECK_ACTIONS)}
 
 ## Assertions
-{{"id": "A1", "when": "change" or "after", "check": {{a check}}, "requirement": "R1"}}. "after": the check
-must hold when the transition's steps have all run. "change": it must become true at some point
-during the transition (it is checked after every step). An assertion a check cannot express may be
-{{"id", "when", "judged": true, "text": what a person would see}} with no check: a visual judge decides it.
+{{"id": "A1", "when": "change", "after" or "never", "check": {{a check}}, "requirement": "R1"}}. "after": the
+check must hold when the transition's steps have all run. "change": it must become true at some point
+during the transition (it is checked after every step). "never": it must be false after every step
+(e.g. an invalid form never shows "Sending"). Assertions are checked in the order listed. An
+assertion a check cannot express may be {{"id", "when", "judged": true, "text": what a person would see}}
+with no check (initial checks too): a visual judge decides it.
 JavaScript ("expression" of eval_js and assert_js_value) runs in the page's own window: it sees the
 page's globals and DOM; a returned promise is awaited while page time advances (up to "timeout" ms
 of page time, default 5000); assert_js_value compares the resulting value with "expected" exactly.
@@ -94,22 +97,33 @@ What a page draws on a canvas is not in the DOM: check it with assert_drawn_text
 fillText/strokeText, recorded from before the page's first script, offscreen canvases included),
 assert_colors, assert_coverage, assert_animates and assert_still (pixels of the element's box, or of
 the viewport). assert_animates and assert_still let page time pass: use them in "after" assertions.
-Expressions can read `observed`, what the evaluator recorded in the document since it started
-loading: observed.now (page ms), observed.drawnText ([{{text, first, last, count}}], most recent last),
+Expressions and helpers can read `observed`, what the evaluator recorded in the document since it
+started loading (each read is fresh, also while a promise waits): observed.now (page ms),
+observed.drawnText ([{{text, first, last, count, x, y}}], most recent last; x, y: viewport px of the
+text's centre, null for offscreen canvases),
 observed.frames (animation frames run), observed.workers ([{{url, messagesIn, messagesOut, errors}}]),
 observed.storageAtStart (localStorage as the document found it), observed.storageWrites
-([{{op, key, at}}]). A stage's answer may add "helpers": JavaScript (functions) in scope for every
-expression of the contract, written once instead of pasted into each check; a later "helpers"
-replaces an earlier one, so repeat what you keep. "init_script": JavaScript run in every document
-before the page's own scripts, for instrumentation these lack. Page time is virtual and the same on
-every run; Math.random is seeded; Workers run on the page clock.
+([{{op, key, at}}]). click_drawn_text clicks a text drawn on a canvas; click_at clicks a point you
+compute (e.g. where a planet is now). Any stage's answer may add, at its top level beside the keys it
+is asked for, "helpers": JavaScript (functions) in scope for every expression of the contract,
+written once instead of pasted into each check, and "init_script": JavaScript run in every document
+before the page's own scripts, for instrumentation these lack. A later "helpers" or "init_script"
+replaces the earlier one (it applies to the whole contract), so repeat what you keep. Page time is
+virtual and the same on every run; Math.random is seeded; Workers run on the page clock.
 
 ## How a contract runs
-Each document is loaded fresh (empty storage), then the initial checks run and S0's predicate, if
-any, must hold. A transition runs from its from-state, reached by replaying from S0 the passed
-transitions that first reached it: write each transition's steps from that state, not from a fresh
-page. reload keeps storage. alert() is answered at once, confirm() with false (cancel), prompt()
-with null. Test items group requirements and list the transitions that check them.
+The viewport is 1280x720 until a resize step. Each document is loaded fresh (empty storage), then
+the initial checks run and S0's predicate, if any, must hold. A transition runs from its from-state,
+reached by replaying from S0 the passed transitions that first reached it: write each transition's
+steps from that state, not from a fresh page. Clicks land on the element's centre; keys go to the
+focused element (the page's body until something is focused), so window and document listeners get
+them. reload keeps localStorage and sessionStorage. alert() is answered at once, confirm() with
+false (cancel) and prompt() with null; when the task needs a confirmation, replace window.confirm in
+an eval_js step first. A requirement's score is the share of the assertions tagged with it that
+pass; only a requirement with no tagged assertion is scored by its transitions passing. Test items
+group requirements and list the transitions whose assertions check them (not the ones that only set
+up a state). Implicit requirements are what any user expects of every page doing the task (no
+console errors, usable on a phone), never a choice the prompt leaves open.
 
 ## A complete small contract (a counter with 'Add one' and 'Reset')
 {json.dumps(EXAMPLE)}
@@ -120,12 +134,13 @@ _ASK = {
     "requirements": 'List the requirements: {"requirements": [{"id": "R1", "kind": "explicit"|"implicit", "text": ...}]}. '
                     "Explicit: what the prompt asks for. Implicit: what any user expects anyway.",
     "initial_contract": 'Say what the page must hold when it loads: {"initial_contract": {"text": ..., "checks": '
-                        '[assertions with when "after"]}}.',
+                        '[assertions with when "after"]}} (and "helpers", "init_script" when you need them).',
     "graph": 'Write the states and transitions: {"states": [{"id": "S0", "description": ...}, ...], "transitions": '
              '[{"id": "T1", "from": "S0", "to": ..., "intent": one concrete user intent with values, "steps": [steps], '
              '"assertions": [assertions], "requirements": [ids]}]}. S0 is the page as loaded; every state reachable '
              "from S0; at least one transition exercises two requirements or more. Every step and check uses only the "
-             "fields its action lists in the system message.",
+             'fields its action lists in the system message. Add "helpers" / "init_script" (whole, replacing earlier '
+             "ones) when you need them.",
     "test_items": 'Group the requirements into test items of at most 3, each mapped to the transitions that check them: '
                   '{"test_items": [{"id": "TI1", "requirements": [...], "transitions": [...]}]}. Cover every requirement. '
                   'A requirement checked only when the page loads (by initial checks tagged with it) goes in an item '

@@ -141,6 +141,7 @@ def _step(step: Step, where: str) -> list[Problem]:
         if not step.target.exact:
             for name in ("name", "label", "placeholder", "text"):
                 out += _pattern(getattr(step.target, name), f"target.{name}", where)
+        out += _pattern(step.target.row, "target.row", where)
     for selector in (step.selector, step.from_selector, step.to_selector):
         if selector is not None:
             out += _selector(selector, where)

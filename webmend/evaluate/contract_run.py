@@ -194,6 +194,7 @@ class _Walk:
         self.runs += 1
         verdicts = _Verdicts()
         pending = [a for a in t.assertions if a.when == "change" and not a.judged]
+        never = [a for a in t.assertions if a.when == "never" and not a.judged]
         steps: list[dict] = []
         for i, step in enumerate(t.steps):
             try:
@@ -209,8 +210,14 @@ class _Walk:
                 if await self._holds(a):
                     verdicts.values[a.id] = True
                     pending.remove(a)
+            for a in list(never):
+                if await self._holds(a):
+                    verdicts.fail(a.id, f"became true after step {i} ({step.action})")
+                    never.remove(a)
         for a in pending:
             verdicts.fail(a.id, "never became true during the transition")
+        for a in never:
+            verdicts.values[a.id] = True
         for a in t.assertions:
             if a.when == "after" or a.judged:
                 await self._check(a, verdicts)

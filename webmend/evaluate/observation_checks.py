@@ -34,7 +34,7 @@ def in_scope(expression: str, helpers: str = "", own_scope: bool = False) -> str
     if not (helpers or "observed" in expression):
         return f"{{\n{expression}\n}}" if own_scope else expression
     return (f"(function (observed) {{\n{helpers}\n;\nreturn eval({json.dumps(expression)});\n}})"
-            f".call(window, window.{OBSERVE_KEY}.snapshot())")
+            f".call(window, window.{OBSERVE_KEY}.live())")
 
 
 def _float(step: dict, key: str, default: float) -> float:
@@ -83,6 +83,27 @@ class ObservationChecks:
             shown = "; ".join(json.dumps(d["text"]) for d in drawn[-12:]) or "none"
             raise StepFailed(f"no text drawn on screen matches {pattern!r}; drawn: {shown}")
         await self._act(self.page.mouse.click(hits[-1]["x"], hits[-1]["y"]), "click")
+        await self.settle()
+
+    async def do_click_at(self, step):
+        """A real mouse click at a point: `pos`, or the [x, y] the step's expression returns."""
+        from webmend.evaluate.testcases import _point  # testcases imports this module
+
+        point = _point(step.get("pos")) if step.get("pos") is not None else _point(await self._eval(step, "click_at"))
+        if point is None:
+            raise StepFailed("click_at: no point (pos, or an expression returning [x, y])")
+        vw, vh = self.s.viewport.width, self.s.viewport.height
+        if not (0 <= point[0] < vw and 0 <= point[1] < vh):
+            raise StepFailed(f"click_at: ({point[0]:.0f}, {point[1]:.0f}) is outside the {vw}x{vh} viewport")
+        mods = [m for m in step.get("modifiers") or [] if m in ("Shift", "Control", "Alt", "Meta")]
+        keyboard = self.page.keyboard
+        for m in mods:
+            await self._act(keyboard.down(m), "click_at")
+        try:
+            await self._act(self.page.mouse.click(*point, button=step.get("button") or "left"), "click_at")
+        finally:
+            for m in reversed(mods):
+                await self._act(keyboard.up(m), "click_at")
         await self.settle()
 
     async def region(self, step) -> np.ndarray:

@@ -388,20 +388,22 @@ class StepRunner(ObservationChecks):
             raise StepFailed(f"value of {where(step)!r} is {_short(json.dumps(got))}, expected {json.dumps(str(step.get('value', '')))}")
 
 
+# What a target's `row` names: a list item, a table row, or their ARIA roles.
+ROWS = "li, tr, [role=listitem], [role=row], [role=option]"
+
+
 def target_locator(page, target: dict):
     """Playwright's user-facing locators. A string is a case-insensitive regular expression
-    searched for (leading inline flags such as (?i) allowed), or the whole text when `exact`."""
+    searched for (leading inline flags such as (?i) allowed), or the whole text when `exact`.
+    With `row`, the element is looked for inside the last list item or table row whose text
+    matches `row` (the checkbox of the item "Buy milk")."""
     exact = bool(target.get("exact"))
 
     def text(value: str):
-        if exact:
-            return value
-        source, flags = js_regex(value)
-        try:
-            return re.compile(source, re.IGNORECASE | (re.DOTALL if "s" in flags else 0) | (re.MULTILINE if "m" in flags else 0))
-        except re.error as exc:
-            raise StepFailed(f"bad pattern {value!r}: {exc}") from None
+        return value if exact else _pattern(value)
 
+    if target.get("row"):
+        page = page.locator(ROWS).filter(has_text=_pattern(str(target["row"]))).last
     opts = {"exact": True} if exact else {}
     if target.get("role"):
         name = target.get("name")
@@ -410,6 +412,14 @@ def target_locator(page, target: dict):
         if target.get(key) is not None:
             return find(text(str(target[key])), **opts)
     raise StepFailed("a target names none of role, label, placeholder, text")
+
+
+def _pattern(value: str) -> re.Pattern:
+    source, flags = js_regex(value)
+    try:
+        return re.compile(source, re.IGNORECASE | (re.DOTALL if "s" in flags else 0) | (re.MULTILINE if "m" in flags else 0))
+    except re.error as exc:
+        raise StepFailed(f"bad pattern {value!r}: {exc}") from None
 
 
 def where(step: dict) -> str:

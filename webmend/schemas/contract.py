@@ -23,6 +23,7 @@ INITIAL_STATE = "S0"  # the state every document starts in
 STEP_ACTIONS = (
     "click", "click_text", "type", "press_key", "hover", "focus", "contextmenu", "scroll", "drag", "resize",
     "wait", "wait_for", "eval_js", "screenshot", "select_option", "check", "reload", "click_drawn_text",
+    "click_at",
 )
 # ... and the checks an assertion may make (assert_js_value is the JS predicate).
 CHECK_ACTIONS = (
@@ -75,7 +76,8 @@ ACTION_SPECS: dict[str, ActionSpec] = {
                   action="wait", ms=500),
     "wait_for": _spec([LOCATE], ["timeout"], "wait until a match is visible (timeout in ms of page time, default 5000)",
                       action="wait_for", target={"role": "dialog"}, timeout=3000),
-    "eval_js": _spec([("expression",)], ["timeout"], "run JavaScript in the page, ignore its value",
+    "eval_js": _spec([("expression",)], ["timeout"], "run JavaScript in the page and ignore its value; a returned promise is awaited in page "
+                     "time (timeout ms, 5000); a thrown error or a rejected promise fails the step",
                      action="eval_js", expression="localStorage.clear()"),
     "screenshot": _spec([], ["label"], "capture the viewport: the reference of the next assert_screenshot_changed",
                         action="screenshot", label="before"),
@@ -87,7 +89,8 @@ ACTION_SPECS: dict[str, ActionSpec] = {
                                   action="assert_text_contains", selector="ul", text="Buy milk"),
     "assert_text_not_contains": _spec([LOCATE, ("text",)], [], "the element's visible text does not match the regex",
                                       action="assert_text_not_contains", selector="body", text="error"),
-    "assert_count": _spec([LOCATE, ("gte", "lte", "eq")], [], "number of matches, visible or not, against gte/lte/eq",
+    "assert_count": _spec([LOCATE, ("gte", "lte", "eq")], [], "number of matches against gte/lte/eq: a selector counts every match, visible or not; "
+                          "a target counts what the accessibility tree shows (hidden elements excluded)",
                           action="assert_count", selector="li", eq=3),
     "assert_visible": _spec([LOCATE], [], "some match is visible", action="assert_visible", target={"role": "dialog"}),
     "assert_not_visible": _spec([LOCATE], [], "no match is visible", action="assert_not_visible", target={"role": "dialog"}),
@@ -116,6 +119,10 @@ ACTION_SPECS: dict[str, ActionSpec] = {
     "assert_semantic_html": _spec([("tags",)], [], "each tag occurs at least once",
                                   action="assert_semantic_html", tags=["main", "nav"]),
     # Observations (docs/icg-format.md): what a canvas shows, read from pixels or drawn text.
+    "click_at": _spec([("pos", "expression")], ["button", "modifiers"], "a real mouse click at a point of the viewport "
+                      "(CSS px, [x, y]): pos, or what the JavaScript expression returns (e.g. where a planet is now); "
+                      "button left (default), right or middle; modifiers e.g. [\"Shift\"]",
+                      action="click_at", expression="[innerWidth / 2 + 100, innerHeight / 2]", modifiers=["Shift"]),
     "click_drawn_text": _spec([("text",)], [], "click the centre of the most recently drawn on-screen canvas text "
                               "matching the case-insensitive regex (a canvas game's 'Start', a drawn menu entry)",
                               action="click_drawn_text", text="^start$"),
@@ -126,7 +133,8 @@ ACTION_SPECS: dict[str, ActionSpec] = {
     "assert_colors": _spec([("colors", "min_distinct")], ["selector", "target", "tolerance", "min_share"],
                            "the region (the element's box, else the viewport) shows each colour (CSS colour, "
                            "within tolerance 40 RGB) on at least min_share (0.0005) of its pixels, and/or at least "
-                           "min_distinct distinct colours", action="assert_colors", selector="canvas",
+                           "min_distinct distinct colours (counted on a 6-levels-per-channel grid, each on min_share of the "
+                           "pixels)", action="assert_colors", selector="canvas",
                            colors=["#000000"], min_share=0.05),
     "assert_coverage": _spec([("min_share", "max_share")], ["selector", "target", "background", "tolerance"],
                              "the share of the region's pixels that differ from its background (given, else its "
@@ -140,7 +148,7 @@ ACTION_SPECS: dict[str, ActionSpec] = {
                           action="assert_still", selector="canvas", ms=500),
 }
 REQUIREMENT_KINDS = ("explicit", "implicit")
-WHEN = ("change", "after")
+WHEN = ("change", "after", "never")
 ROLES = ("button", "link", "textbox", "checkbox", "radio", "combobox", "listbox", "option", "heading", "list",
          "listitem", "row", "cell", "tab", "dialog", "slider", "spinbutton", "switch", "img", "menuitem", "region")
 
@@ -161,6 +169,8 @@ class Locator(_Model):
     text: str | None = None
     exact: bool = False
     nth: int = Field(default=0, ge=0)
+    row: str | None = Field(default=None, description="look inside the last list item or table row whose text "
+                            "matches this regex (the checkbox of the item 'Buy milk')")
 
 
 Point = dict[str, float] | list[float]  # {"x", "y"} or [x, y], as the test-case format takes them
@@ -196,6 +206,9 @@ class Step(_Model):
     to_pos: Point | None = None
     from_: Point | None = Field(default=None, alias="from")
     to: Point | None = None
+    pos: Point | None = None  # click_at
+    button: Literal["left", "right", "middle"] | None = None
+    modifiers: list[Literal["Shift", "Control", "Alt", "Meta"]] | None = None
     from_selector: str | None = None
     from_offset: Point | None = None
     to_selector: str | None = None
@@ -216,7 +229,8 @@ class Step(_Model):
 
 class Assertion(_Model):
     id: str
-    when: Literal[WHEN] = Field(description="change: true at some point during the transition; after: true at its end")
+    when: Literal[WHEN] = Field(description="change: true at some point during the transition; after: true at its "
+                                "end; never: true after none of its steps")
     check: Step | None = Field(default=None, description="a check action; null only for a judged assertion")
     text: str | None = Field(default=None, description="what it means, in words (required when judged)")
     judged: bool = Field(default=False, description="natural language only: the visual judge decides, else not run")

@@ -97,7 +97,11 @@
       added: () => Object.getOwnPropertyNames(window).filter((n) => !initial.has(n) && n !== KEY && !n.startsWith('__wm')),
       // Texts drawn at or after page time `since` (ms), most recent last.
       drawnSince: (since) => Array.from(drawn.entries()).filter(([, r]) => r.last >= since).map(([s]) => s),
-      snapshot, // a contract's expressions see it as `observed` (observation_checks.in_scope)
+      snapshot,
+      // What a contract's expressions see as `observed` (observation_checks.in_scope): each field
+      // read afresh, so a promise that lets page time pass sees what happened meanwhile.
+      live: () => Object.freeze(Object.defineProperties({}, Object.fromEntries(
+        ['now', 'drawnText', 'frames', 'workers', 'storageAtStart', 'storageWrites'].map((k) => [k, { enumerable: true, get: () => snapshot()[k] }])))),
     }),
   });
 })();
