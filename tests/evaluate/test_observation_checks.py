@@ -192,3 +192,21 @@ def test_a_target_inside_the_row_whose_text_matches(worker, cfg):
                      "expected": "Walk,Buy+"})]
     got = run(c, worker, cfg, page)
     assert got.transitions["T1"].status == "passed", got.transitions["T1"].reasons
+
+
+def test_circles_regions_and_labelled_screenshots(worker, cfg):
+    # The orbiting dot is the one filled circle; the top-left corner holds the speed text (white),
+    # the bottom-left corner nothing; Space pauses, so the view matches the one labelled at the start.
+    dot = "observed.circles.length === 1 && observed.circles[0].fill === '#ff8800' && observed.circles[0].r === 12"
+    canvas = {"selector": "canvas"}
+    c = contract([check("C1", {"action": "assert_js_value", "expression": dot}),
+                  check("C2", {"action": "assert_colors", **canvas, "region": [0, 0, 0.3, 0.1], "colors": ["#ffffff"]}),
+                  check("C3", {"action": "assert_coverage", **canvas, "region": [0, 0.5, 0.2, 0.4], "max_share": 0.0})])
+    c["transitions"][0]["steps"] = [{"action": "press_key", "key": " "}, {"action": "screenshot", "label": "paused"},
+                                    {"action": "wait", "ms": 300}]
+    c["transitions"][0]["assertions"] = [check("C4", {"action": "assert_screenshot_matches", "label": "paused"}),
+                                         check("C5", {"action": "assert_screenshot_matches", "label": "nope"})]
+    got = run(c, worker, cfg)
+    assert got.initial == {"C1": True, "C2": True, "C3": True}, got.initial_reasons
+    assert got.transitions["T1"].assertions == {"C4": True, "C5": False}
+    assert "no screenshot labelled 'nope'" in got.transitions["T1"].reasons["C5"]

@@ -15,10 +15,12 @@ from webmend.browser.page_scripts import OBSERVE_KEY
 from webmend.evaluate.pixels import (
     CHANGE_LEVEL, MIN_SHARE, TOLERANCE, changed, color_share, coverage, distinct_colors, dominant_color, parse_color,
 )
+from webmend.evaluate.similarity import screenshot_diff
 from webmend.evaluate.step_failed import StepFailed
 
 MOTION_MS = 500  # page time assert_animates / assert_still let pass by default
 STILL_SHARE = 0.001  # assert_still: at most this share of the region may change
+SAME_THRESHOLD = 0.97  # assert_screenshot_matches: 1 - mean SSIM of the thumbnails at most 0.03
 
 
 def in_scope(expression: str, helpers: str = "", own_scope: bool = False) -> str:
@@ -43,6 +45,19 @@ def _float(step: dict, key: str, default: float) -> float:
         return float(value) if value is not None else default
     except (TypeError, ValueError):
         raise StepFailed(f"{key} must be a number, got {value!r}") from None
+
+
+def _sub_region(region, x: float, y: float, w: float, h: float) -> tuple[float, float, float, float]:
+    """`region` [left, top, width, height] as fractions (0..1) of the box x, y, w, h: [0.4, 0.4,
+    0.2, 0.2] is its centre, [0, 0, 0.25, 0.2] its top-left corner."""
+    try:
+        fx, fy, fw, fh = (float(v) for v in region)
+    except (TypeError, ValueError):
+        raise StepFailed(f"region must be [left, top, width, height] fractions, got {region!r}") from None
+    if not (0 <= fx < 1 and 0 <= fy < 1 and 0 < fw <= 1 - fx + 1e-9 and 0 < fh <= 1 - fy + 1e-9):
+        raise StepFailed(f"region {region!r} is not inside [0, 1]")
+    nx, ny = x + fx * w, y + fy * h
+    return nx, ny, max(1.0, fw * w), max(1.0, fh * h)
 
 
 class ObservationChecks:
@@ -118,7 +133,20 @@ class ObservationChecks:
             w, h = min(vw, box["x"] + box["width"]) - x, min(vh, box["y"] + box["height"]) - y
             if w < 1 or h < 1:
                 raise StepFailed("the element to look at is outside the viewport")
+        if step.get("region") is not None:
+            x, y, w, h = _sub_region(step["region"], x, y, w, h)
         return await self.s.clip_rgb(x, y, w, h, 1)
+
+    async def do_assert_screenshot_matches(self, step):
+        """The viewport looks like it did at the screenshot step with this label (a reset view, a
+        palette switched back): 1 - mean SSIM of the thumbnails <= 1 - threshold."""
+        label = str(step.get("label", ""))
+        if label not in self.labelled:
+            raise StepFailed(f"no screenshot labelled {label!r} in this document (taken: {sorted(self.labelled)})")
+        threshold = _float(step, "threshold", SAME_THRESHOLD)
+        diff = screenshot_diff(self.labelled[label], await self.s.thumb())
+        if diff > 1 - threshold:
+            raise StepFailed(f"the view differs from screenshot {label!r} (diff {diff:.4f} > {1 - threshold:.4f})")
 
     async def do_assert_colors(self, step):
         pixels = await self.region(step)

@@ -74,6 +74,7 @@ class StepRunner(ObservationChecks):
         self.observe_only = observe_only
         self.helpers = ""  # a contract's shared JavaScript, in scope for its expressions
         self.own_scope = False  # a contract's expressions each run in a block of their own (in_scope)
+        self.labelled: dict = {}  # label -> thumbnail of a labelled screenshot step, this document
 
     # ---- locating ------------------------------------------------------------------------
     # A step names its element by a CSS `selector` (test cases) or by a `target`, the way a user
@@ -264,6 +265,8 @@ class StepRunner(ObservationChecks):
         # runner's capture took real time too): `screenshot` straight before
         # `assert_screenshot_changed` sees an animating page move, and a static page still fails.
         self.reference = await self.s.thumb()
+        if step.get("label"):
+            self.labelled[str(step["label"])] = self.reference
         await self.settle()
 
     # `shot`: a thumbnail already taken at this page time (a shared document takes one for all).

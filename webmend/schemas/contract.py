@@ -28,7 +28,7 @@ STEP_ACTIONS = (
 # ... and the checks an assertion may make (assert_js_value is the JS predicate).
 CHECK_ACTIONS = (
     "assert_text_contains", "assert_text_not_contains", "assert_count", "assert_visible", "assert_not_visible",
-    "assert_js_value", "assert_screenshot_changed", "assert_screenshot_not_blank", "assert_no_horizontal_scroll",
+    "assert_js_value", "assert_screenshot_changed", "assert_screenshot_matches", "assert_screenshot_not_blank", "assert_no_horizontal_scroll",
     "assert_console_clean", "assert_style", "assert_attribute", "assert_value", "assert_a11y_basic", "assert_semantic_html",
     "assert_drawn_text", "assert_colors", "assert_coverage", "assert_animates", "assert_still",
 )
@@ -79,7 +79,8 @@ ACTION_SPECS: dict[str, ActionSpec] = {
     "eval_js": _spec([("expression",)], ["timeout"], "run JavaScript in the page and ignore its value; a returned promise is awaited in page "
                      "time (timeout ms, 5000); a thrown error or a rejected promise fails the step",
                      action="eval_js", expression="localStorage.clear()"),
-    "screenshot": _spec([], ["label"], "capture the viewport: the reference of the next assert_screenshot_changed",
+    "screenshot": _spec([], ["label"], "capture the viewport: the reference of the next assert_screenshot_changed; "
+                        "with a label, also for assert_screenshot_matches later in the document",
                         action="screenshot", label="before"),
     "select_option": _spec([LOCATE, ("value",)], [], "choose an option of a select by its value or label",
                            action="select_option", target={"label": "Sort by"}, value="date"),
@@ -103,6 +104,10 @@ ACTION_SPECS: dict[str, ActionSpec] = {
                                        "1 - mean SSIM of 160x90 grayscale thumbnails >= 1 - threshold (default 0.95: "
                                        "5% of the view; a redrawn chart or one small widget changes 1-4%, use 0.99)",
                                        action="assert_screenshot_changed", threshold=0.99),
+    "assert_screenshot_matches": _spec([("label",)], ["threshold"], "the viewport looks like it did at the screenshot "
+                                       "step with this label, earlier in this document (a reset view, a palette "
+                                       "switched back): 1 - mean SSIM of thumbnails <= 1 - threshold (default 0.97)",
+                                       action="assert_screenshot_matches", label="start"),
     "assert_screenshot_not_blank": _spec([], [], "the viewport is not blank", action="assert_screenshot_not_blank"),
     "assert_no_horizontal_scroll": _spec([], [], "the document is not wider than the viewport",
                                          action="assert_no_horizontal_scroll"),
@@ -130,20 +135,21 @@ ACTION_SPECS: dict[str, ActionSpec] = {
                                "recorded from before its first script) matches the case-insensitive regex; with "
                                "within_ms, drawn in the last within_ms of page time (an animated canvas redraws "
                                "every frame)", action="assert_drawn_text", text="Speed: 2x", within_ms=500),
-    "assert_colors": _spec([("colors", "min_distinct")], ["selector", "target", "tolerance", "min_share"],
-                           "the region (the element's box, else the viewport) shows each colour (CSS colour, "
+    "assert_colors": _spec([("colors", "min_distinct")], ["selector", "target", "region", "tolerance", "min_share"],
+                           "the region (the element's box, else the viewport; region [left, top, width, height] "
+                           "in fractions of it picks a part: [0.4, 0.4, 0.2, 0.2] is the centre) shows each colour (CSS colour, "
                            "within tolerance 40 RGB) on at least min_share (0.0005) of its pixels, and/or at least "
                            "min_distinct distinct colours (counted on a 6-levels-per-channel grid, each on min_share of the "
                            "pixels)", action="assert_colors", selector="canvas",
                            colors=["#000000"], min_share=0.05),
-    "assert_coverage": _spec([("min_share", "max_share")], ["selector", "target", "background", "tolerance"],
+    "assert_coverage": _spec([("min_share", "max_share")], ["selector", "target", "region", "background", "tolerance"],
                              "the share of the region's pixels that differ from its background (given, else its "
                              "most common colour) is within min_share..max_share", action="assert_coverage",
                              selector="canvas", min_share=0.02),
-    "assert_animates": _spec([], ["selector", "target", "ms", "min_share"], "the region's pixels change while ms "
+    "assert_animates": _spec([], ["selector", "target", "region", "ms", "min_share"], "the region's pixels change while ms "
                              "(500) of page time pass with no input: at least min_share (0.0005) of them",
                              action="assert_animates", selector="canvas", ms=500),
-    "assert_still": _spec([], ["selector", "target", "ms", "max_share"], "the region's pixels stay the same while ms "
+    "assert_still": _spec([], ["selector", "target", "region", "ms", "max_share"], "the region's pixels stay the same while ms "
                           "(500) of page time pass: at most max_share (0.001) of them change (a paused animation)",
                           action="assert_still", selector="canvas", ms=500),
 }
@@ -225,6 +231,7 @@ class Step(_Model):
     min_share: float | None = Field(default=None, ge=0, le=1)  # assert_colors, _coverage, _animates
     max_share: float | None = Field(default=None, ge=0, le=1)  # assert_coverage, assert_still
     background: str | None = None  # assert_coverage
+    region: list[float] | None = Field(default=None, min_length=4, max_length=4)  # pixel checks: a part of the box
 
 
 class Assertion(_Model):

@@ -56,6 +56,43 @@
   wrap(window.CanvasRenderingContext2D && CanvasRenderingContext2D.prototype);
   wrap(window.OffscreenCanvasRenderingContext2D && OffscreenCanvasRenderingContext2D.prototype);
 
+  // Circles: what a canvas simulation draws its bodies with (planets, balls, markers). The arcs and
+  // ellipses of the latest page time at which any was drawn (one frame), on on-screen canvases,
+  // with the fill and stroke styles current at the call: a contract finds "a planet" by shape.
+  const MAX_CIRCLES = 500;
+  let circles = [];
+  let circlesAt = -1;
+  const circle = (ctx, x, y, rx, ry) => {
+    const canvas = ctx.canvas;
+    if (!canvas || typeof canvas.getBoundingClientRect !== 'function') return;
+    const at = now();
+    if (at !== circlesAt) { circles = []; circlesAt = at; }
+    if (circles.length >= MAX_CIRCLES) return;
+    const m = ctx.getTransform();
+    const scale = Math.sqrt(Math.abs(m.a * m.d - m.b * m.c)) || 1;
+    circles.push({ canvas, px: m.a * x + m.c * y + m.e, py: m.b * x + m.d * y + m.f, pr: Math.max(rx, ry) * scale,
+      fill: typeof ctx.fillStyle === 'string' ? ctx.fillStyle : null,
+      stroke: typeof ctx.strokeStyle === 'string' ? ctx.strokeStyle : null });
+  };
+  const proto2d = window.CanvasRenderingContext2D && CanvasRenderingContext2D.prototype;
+  for (const [name, radii] of [['arc', (a) => [a[2], a[2]]], ['ellipse', (a) => [a[2], a[3]]]]) {
+    const native = proto2d && proto2d[name];
+    if (typeof native !== 'function') continue;
+    Object.defineProperty(proto2d, name, {
+      configurable: true, writable: true,
+      value: { [name](...args) {
+        try { const [rx, ry] = radii(args); circle(this, Number(args[0]), Number(args[1]), Number(rx), Number(ry)); } catch (e) { /* never break drawing */ }
+        return native.apply(this, args);
+      } }[name],
+    });
+  }
+  const circlesNow = () => circles.filter((c) => c.canvas.isConnected && c.canvas.width).map((c) => {
+    const r = c.canvas.getBoundingClientRect();
+    const sx = r.width / c.canvas.width;
+    return { x: Math.round(r.left + c.px * sx), y: Math.round(r.top + c.py * r.height / c.canvas.height),
+      r: Math.round(c.pr * sx * 10) / 10, fill: c.fill, stroke: c.stroke };
+  });
+
   // Storage: what the document found (a fresh document finds nothing; a reload finds what the
   // page kept) and the keys it wrote or removed through the Storage API.
   const storageAtStart = {};
@@ -86,6 +123,8 @@
       now: now(),
       drawnText: Array.from(drawn.entries(), ([text, r]) => ({ text, first: r.first, last: r.last, count: r.count, ...viewportOf(r.place) })),
       frames: stats ? stats.frames : null,
+      circles: circlesNow(),
+      circlesAt,
       workers: clock && clock.workers ? copy(clock.workers) : [],
       storageAtStart: copy(storageAtStart),
       storageWrites: copy(writes),
@@ -101,7 +140,7 @@
       // What a contract's expressions see as `observed` (observation_checks.in_scope): each field
       // read afresh, so a promise that lets page time pass sees what happened meanwhile.
       live: () => Object.freeze(Object.defineProperties({}, Object.fromEntries(
-        ['now', 'drawnText', 'frames', 'workers', 'storageAtStart', 'storageWrites'].map((k) => [k, { enumerable: true, get: () => snapshot()[k] }])))),
+        ['now', 'drawnText', 'frames', 'circles', 'circlesAt', 'workers', 'storageAtStart', 'storageWrites'].map((k) => [k, { enumerable: true, get: () => snapshot()[k] }])))),
     }),
   });
 })();
