@@ -210,3 +210,16 @@ def test_circles_regions_and_labelled_screenshots(worker, cfg):
     assert got.initial == {"C1": True, "C2": True, "C3": True}, got.initial_reasons
     assert got.transitions["T1"].assertions == {"C4": True, "C5": False}
     assert "no screenshot labelled 'nope'" in got.transitions["T1"].reasons["C5"]
+
+
+def test_a_circle_takes_the_style_it_is_filled_or_stroked_with(worker, cfg):
+    page = ("<!doctype html><html lang=en><body style='margin:0'><canvas width=200 height=100></canvas><script>"
+            "const g = document.querySelector('canvas').getContext('2d');"
+            "g.beginPath(); g.arc(100, 50, 40, 0, 7); g.strokeStyle = '#333'; g.stroke();"  # an orbit
+            "g.beginPath(); g.arc(140, 50, 5, 0, 7); const grad = g.createRadialGradient(140, 50, 0, 140, 50, 5);"
+            "grad.addColorStop(0, 'red'); grad.addColorStop(1, 'blue'); g.fillStyle = grad; g.fill();"  # a planet
+            "</script></body></html>")
+    shapes = "JSON.stringify(observed.circles.map((c) => [c.x, c.y, c.r, c.fill, c.stroke]))"
+    got = run(contract([check("F1", {"action": "assert_js_value", "expression": shapes,
+                                     "expected": '[[100,50,40,null,"#333333"],[140,50,5,"gradient",null]]'})]), worker, cfg, page)
+    assert got.initial == {"F1": True}, got.initial_reasons

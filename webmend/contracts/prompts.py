@@ -101,7 +101,8 @@ Expressions and helpers can read `observed`, what the evaluator recorded in the 
 started loading (each read is fresh, also while a promise waits): observed.now (page ms),
 observed.drawnText ([{{text, first, last, count, x, y}}], most recent last; x, y: viewport px of the
 text's centre, null for offscreen canvases), observed.circles ([{{x, y, r, fill, stroke}}]: the arcs and
-ellipses of the latest frame, viewport px: find "a planet" or "the ball" by shape),
+ellipses of the latest frame, viewport px; fill/stroke: the colour (e.g. "#ff8800"), "gradient" or
+"pattern" its path was filled/stroked with, else null: find "a planet" or "the ball" by shape),
 observed.frames (animation frames run), observed.workers ([{{url, messagesIn, messagesOut, errors}}]),
 observed.storageAtStart (localStorage as the document found it), observed.storageWrites
 ([{{op, key, at}}]). click_drawn_text clicks a text drawn on a canvas; click_at clicks a point you

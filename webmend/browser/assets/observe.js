@@ -57,11 +57,15 @@
   wrap(window.OffscreenCanvasRenderingContext2D && OffscreenCanvasRenderingContext2D.prototype);
 
   // Circles: what a canvas simulation draws its bodies with (planets, balls, markers). The arcs and
-  // ellipses of the latest page time at which any was drawn (one frame), on on-screen canvases,
-  // with the fill and stroke styles current at the call: a contract finds "a planet" by shape.
+  // ellipses of the latest page time at which any was drawn (one frame), on on-screen canvases. A
+  // circle is filled or stroked when its path is (styles are often set after the arc, before
+  // fill()): the style then current, a colour string or 'gradient' / 'pattern'.
   const MAX_CIRCLES = 500;
   let circles = [];
   let circlesAt = -1;
+  const paths = new WeakMap(); // context -> circles of its current path
+  const styleName = (style) => (typeof style === 'string' ? style
+    : (window.CanvasGradient && style instanceof CanvasGradient) ? 'gradient' : 'pattern');
   const circle = (ctx, x, y, rx, ry) => {
     const canvas = ctx.canvas;
     if (!canvas || typeof canvas.getBoundingClientRect !== 'function') return;
@@ -70,22 +74,27 @@
     if (circles.length >= MAX_CIRCLES) return;
     const m = ctx.getTransform();
     const scale = Math.sqrt(Math.abs(m.a * m.d - m.b * m.c)) || 1;
-    circles.push({ canvas, px: m.a * x + m.c * y + m.e, py: m.b * x + m.d * y + m.f, pr: Math.max(rx, ry) * scale,
-      fill: typeof ctx.fillStyle === 'string' ? ctx.fillStyle : null,
-      stroke: typeof ctx.strokeStyle === 'string' ? ctx.strokeStyle : null });
+    const c = { canvas, px: m.a * x + m.c * y + m.e, py: m.b * x + m.d * y + m.f, pr: Math.max(rx, ry) * scale,
+      fill: null, stroke: null };
+    circles.push(c);
+    const path = paths.get(ctx);
+    if (path) path.push(c); else paths.set(ctx, [c]);
+  };
+  const hook = (proto, name, before) => {
+    const native = proto && proto[name];
+    if (typeof native !== 'function') return;
+    Object.defineProperty(proto, name, {
+      configurable: true, writable: true,
+      value: { [name](...args) { try { before(this, args); } catch (e) { /* never break drawing */ } return native.apply(this, args); } }[name],
+    });
   };
   const proto2d = window.CanvasRenderingContext2D && CanvasRenderingContext2D.prototype;
-  for (const [name, radii] of [['arc', (a) => [a[2], a[2]]], ['ellipse', (a) => [a[2], a[3]]]]) {
-    const native = proto2d && proto2d[name];
-    if (typeof native !== 'function') continue;
-    Object.defineProperty(proto2d, name, {
-      configurable: true, writable: true,
-      value: { [name](...args) {
-        try { const [rx, ry] = radii(args); circle(this, Number(args[0]), Number(args[1]), Number(rx), Number(ry)); } catch (e) { /* never break drawing */ }
-        return native.apply(this, args);
-      } }[name],
-    });
-  }
+  hook(proto2d, 'arc', (ctx, a) => circle(ctx, Number(a[0]), Number(a[1]), Number(a[2]), Number(a[2])));
+  hook(proto2d, 'ellipse', (ctx, a) => circle(ctx, Number(a[0]), Number(a[1]), Number(a[2]), Number(a[3])));
+  hook(proto2d, 'beginPath', (ctx) => paths.delete(ctx));
+  // fill(path2d) / stroke(path2d) paint another path, not the current one.
+  hook(proto2d, 'fill', (ctx, a) => { if (!(a[0] instanceof Path2D)) for (const c of paths.get(ctx) || []) c.fill = styleName(ctx.fillStyle); });
+  hook(proto2d, 'stroke', (ctx, a) => { if (!(a[0] instanceof Path2D)) for (const c of paths.get(ctx) || []) c.stroke = styleName(ctx.strokeStyle); });
   const circlesNow = () => circles.filter((c) => c.canvas.isConnected && c.canvas.width).map((c) => {
     const r = c.canvas.getBoundingClientRect();
     const sx = r.width / c.canvas.width;
