@@ -68,3 +68,11 @@ def test_helpers_given_in_a_stage_answer_reach_the_kept_contract(server, tmp_pat
     server.script(*replies[:2], chat_reply(json.dumps(graph)), replies[3])
     result = build_contract(TASK, model(tmp_path))
     assert result.kept and result.contract["helpers"] == helpers
+
+
+def test_a_later_stages_helpers_are_added_after_the_earlier_ones():
+    from webmend.contracts.build import _joined
+
+    assert _joined(None, "function a() {}") == "function a() {}"
+    assert _joined("function a() {}", "function b() {}") == "function a() {}\nfunction b() {}"
+    assert _joined("function a() {}", "function a() {}\nfunction b() {}") == "function a() {}\nfunction b() {}"

@@ -28,7 +28,7 @@ log = logging.getLogger(__name__)
 BUILD_PARAMS = {"temperature": 0.0, "seed": 0, "max_tokens": 16000}
 _STAGE_KEYS = {"requirements": ("requirements",), "initial_contract": ("initial_contract",),
                "graph": ("states", "transitions"), "test_items": ("test_items",)}
-# Contract-level JavaScript any stage may give (the latest answer's text replaces an earlier one).
+# Contract-level JavaScript any stage may give: added after what earlier stages gave (see _joined).
 _SHARED_KEYS = ("helpers", "init_script")
 
 
@@ -105,8 +105,18 @@ def _stage(stage: str, task: dict, so_far: dict, ask) -> dict:
     missing = [k for k in _STAGE_KEYS[stage] if k not in obj]
     if missing:
         raise _BadAnswer(f"{stage}: the answer has no {', '.join(missing)}")
-    shared = {k: obj[k] for k in _SHARED_KEYS if isinstance(obj.get(k), str) and obj[k].strip()}
+    shared = {k: _joined(so_far.get(k), obj[k]) for k in _SHARED_KEYS if isinstance(obj.get(k), str) and obj[k].strip()}
     return {**{k: obj[k] for k in _STAGE_KEYS[stage]}, **shared}
+
+
+def _joined(earlier: str | None, given: str) -> str:
+    """A stage's helpers (or init script) after the earlier stages' ones. Models asked to repeat
+    what they keep copied several KB of escaped JavaScript by hand, so a stage gives only what it
+    adds; an answer that repeats the earlier text anyway is taken whole (a function defined again
+    replaces the earlier one, as in any script)."""
+    if not earlier or earlier.strip() in given:
+        return given
+    return earlier.rstrip() + "\n" + given
 
 
 def _answer(text: str, stage: str, ask, messages: list[dict] | None = None) -> dict:

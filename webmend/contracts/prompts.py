@@ -7,9 +7,11 @@ from __future__ import annotations
 
 import json
 
+from webmend.config import EvalConfig
 from webmend.schemas.contract import ACTION_SPECS, CHECK_ACTIONS, ROLES, STEP_ACTIONS
 
 STAGES = ("requirements", "initial_contract", "graph", "test_items")
+_RUN = EvalConfig()  # the viewport and settle time the executor uses by default, stated in the prompt
 
 # One complete small contract, shown to the model (a test keeps it valid).
 EXAMPLE = {
@@ -84,11 +86,13 @@ Checks (what must be true), in an assertion's "check":
 check must hold when the transition's steps have all run. "change": it must become true at some point
 during the transition (it is checked after every step). "never": it must be false after every step
 (e.g. an invalid form never shows "Sending"). Assertions are checked in the order listed. An
-assertion a check cannot express may be {{"id", "when", "judged": true, "text": what a person would see}}
-with no check (initial checks too): a visual judge decides it.
-JavaScript ("expression" of eval_js and assert_js_value) runs in the page's own window: it sees the
-page's globals and DOM; a returned promise is awaited while page time advances (up to "timeout" ms
-of page time, default 5000); assert_js_value compares the resulting value with "expected" exactly.
+assertion a check cannot express may be {{"id", "when", "judged": true, "text": what a person would see,
+"requirement"}} with no check (initial checks too): a visual judge decides it from one screenshot taken then.
+JavaScript ("expression" of eval_js, assert_js_value and click_at) runs in the page's own window: it
+sees the page's globals and DOM; it may be statements, and the value of the last one is its value;
+its own const/let stay its own; a returned promise is awaited while page time advances (up to
+"timeout" ms of page time, default 5000); assert_js_value compares the resulting value with
+"expected" exactly.
 Check what a user can observe: visible text, counts of visible items, values shown, what survives a reload.
 assert_value reads a form field's current value (a select's: the value of its selected option).
 
@@ -109,15 +113,17 @@ observed.storageAtStart (localStorage as the document found it), observed.storag
 compute (e.g. where a planet is now). Any stage's answer may add, at its top level beside the keys it
 is asked for, "helpers": JavaScript (functions) in scope for every expression of the contract,
 written once instead of pasted into each check, and "init_script": JavaScript run in every document
-before the page's own scripts, for instrumentation these lack. A later "helpers" or "init_script"
-replaces the earlier one (it applies to the whole contract), so repeat what you keep. Page time is
+before the page's own scripts, for instrumentation these lack. Both apply to the whole contract
+(initial checks included); a later stage's "helpers" or "init_script" is added after the earlier
+one, so give only what you add (a function defined again replaces the earlier one). Page time is
 virtual and the same on every run; Math.random is seeded; Workers run on the page clock.
 
 ## How a contract runs
-The viewport is 1280x720 until a resize step. Each document is loaded fresh (empty storage), then
+The viewport is {_RUN.viewport.width}x{_RUN.viewport.height} until a resize step. Each document is loaded fresh (empty storage), then
 the initial checks run and S0's predicate, if any, must hold. A transition runs from its from-state,
-reached by replaying from S0 the passed transitions that first reached it: write each transition's
-steps from that state, not from a fresh page. Clicks land on the element's centre; keys go to the
+reached by replaying from S0 the passed transitions that first reached it, each in full (steps and
+assertions) on one document, so window variables they set are there: write each transition's steps
+from that state, not from a fresh page. Each step is followed by {_RUN.limits.settle_ms} ms of page time. Clicks land on the element's centre; keys go to the
 focused element (the page's body until something is focused), so window and document listeners get
 them. reload keeps localStorage and sessionStorage. alert() is answered at once, confirm() with
 false (cancel) and prompt() with null; when the task needs a confirmation, replace window.confirm in
