@@ -30,8 +30,12 @@
     if (!t.trim()) return;
     const seen = drawn.get(t);
     const at = now();
-    let place = null;
-    try { place = placeOf(ctx, String(text), Number(x), Number(y)); } catch (e) { /* no position */ }
+    // One position per text per page time: a page drawing the same glyph thousands of times a
+    // frame pays for one measureText, not thousands.
+    let place = seen && seen.last === at ? seen.place : null;
+    if (!place) {
+      try { place = placeOf(ctx, String(text), Number(x), Number(y)); } catch (e) { /* no position */ }
+    }
     drawn.delete(t); // most recently drawn last
     drawn.set(t, { first: seen ? seen.first : at, last: at, count: (seen ? seen.count : 0) + 1, place });
     if (drawn.size > MAX_TEXTS) drawn.delete(drawn.keys().next().value);
