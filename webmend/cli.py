@@ -17,6 +17,7 @@ from webmend.export.command import add_export_arguments, add_manifest_arguments
 from webmend.training.command import add_train_arguments
 from webmend.generate.command import add_arguments as add_generate_arguments
 from webmend.intake.command import add_crawl_arguments, add_prompts_arguments
+from webmend.schemas.vocab import STATES
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -46,7 +47,7 @@ def _parser() -> argparse.ArgumentParser:
     rp.add_argument("--judge-model", help="PROVIDER/MODEL (vision) that compares keyframes before/after each candidate")
     rp.add_argument("--no-llm", action="store_true", help="deterministic operators only (the default without --model)")
     rp.add_argument("--rounds", type=int, help="rounds per page at most (default 8)")
-    rp.add_argument("--bands", nargs="+", choices=("Low", "Mid", "High"), help="repair only pages in these bands")
+    rp.add_argument("--bands", nargs="+", choices=STATES, help="repair only pages in these bands")
     rp.add_argument("--out", default="out/repair", help="output folder (repairs.jsonl, pages/, summary.json, report.html)")
     rp.add_argument("--workers", type=int, default=1, help="browser worker processes")
     rp.add_argument("--config", help="repair config file, TOML or JSON (docs/repair.md); [evaluation] is the evaluator's")

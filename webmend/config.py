@@ -14,20 +14,23 @@ from typing import Literal, TypeVar
 from pydantic import BaseModel, ConfigDict, Field
 
 from webmend.schemas.hashing import sha256_hex
+from webmend.schemas.vocab import STATES
 
 M = TypeVar("M", bound=BaseModel)
 
 
-class _Frozen(BaseModel):
+class Frozen(BaseModel):
+    """Every config section: unknown keys are errors, values never change after loading."""
+
     model_config = ConfigDict(extra="forbid", frozen=True)
 
 
-class Viewport(_Frozen):
+class Viewport(Frozen):
     width: int = 1280
     height: int = 720
 
 
-class Limits(_Frozen):
+class Limits(Frozen):
     """Hard per-page limits. Times in ms are page (virtual) time; *_wall_s are safety caps."""
 
     load_ms: int = 500  # page time run after the load event before the first look
@@ -54,7 +57,7 @@ class Limits(_Frozen):
     max_reloads: int = 3
 
 
-class Sandbox(_Frozen):
+class Sandbox(Frozen):
     netns: Literal["auto", "on", "off"] = "auto"  # run Chromium in an empty network namespace
     # Chromium's own sandbox (seccomp-bpf + namespaces per renderer). As root it only runs as an
     # unprivileged user: "auto" drops to `unprivileged_uid` when the OS allows it, "on" insists.
@@ -66,12 +69,12 @@ class Sandbox(_Frozen):
     start_time_ms: int = 1_767_225_600_000  # 2026-01-01T00:00:00Z: page clocks start here
 
 
-class Bands(_Frozen):
+class Bands(Frozen):
     low_below: float = 40.0
     high_from: float = 80.0
 
 
-class Budgets(_Frozen):
+class Budgets(Frozen):
     """Points per dimension (the HTMLBench 100-point profile)."""
 
     rendering: float = 10
@@ -82,13 +85,13 @@ class Budgets(_Frozen):
     functionality_static: float = 65  # non-interactive prompts: interaction budget moves here
 
 
-class ScoringRules(_Frozen):
+class ScoringRules(Frozen):
     """Thresholds the scores apply to evidence (docs/scoring.md)."""
 
     slow_response_ms: int = 300  # a control whose effect shows later than this is sluggish
 
 
-class Experience(_Frozen):
+class Experience(Frozen):
     """The experience protocol (docs/experience.md): what each layer does and when layer 3 runs.
 
     Page times are virtual. Measuring lives here; what the evidence is worth lives in scoring.
@@ -157,7 +160,7 @@ class JudgeConfig(BaseModel):
     functionality_max_shift: float = 0.2
 
 
-class JudgeSettings(_Frozen):
+class JudgeSettings(Frozen):
     """Full mode's visual judge (docs/judge.md). The cache location never changes a verdict, so
     it is left out of the config hash."""
 
@@ -166,7 +169,7 @@ class JudgeSettings(_Frozen):
     settings: JudgeConfig = JudgeConfig()
 
 
-class EvalConfig(_Frozen):
+class EvalConfig(Frozen):
     mode: Literal["fast", "full"] = "fast"
     profile: Literal["interactive", "static"] = "interactive"  # used when no item says otherwise
     viewport: Viewport = Viewport()
@@ -207,7 +210,7 @@ class EvalConfig(_Frozen):
         return model_hash(self, exclude={"judge": {"cache_dir"}})
 
 
-class RepairConfig(_Frozen):
+class RepairConfig(Frozen):
     """The repair loop's knobs (docs/repair.md): routing thresholds come from the evaluator's bands;
     everything else that decides whether a candidate is kept or the loop stops lives here."""
 
@@ -220,7 +223,7 @@ class RepairConfig(_Frozen):
     # when its total is higher: e.g. a rewrite that trades working functionality for visuals.
     protected_dimensions: tuple[str, ...] = ("rendering", "functionality", "interaction")
     dimension_tolerance: float = Field(default=1.0, ge=0)
-    bands: tuple[Literal["Low", "Mid", "High"], ...] = ("Low", "Mid", "High")  # which bands are repaired
+    bands: tuple[Literal[STATES], ...] = STATES  # which bands are repaired
     operators: bool = True  # deterministic operators (no LLM, no cost) run before any model
     early_reject: bool = True  # run the preserved test cases first; a failure stops that evaluation
     # The LLM path: decoding, output size and the largest page a prompt carries.

@@ -6,9 +6,9 @@ export names the rules it was made under.
 
 from __future__ import annotations
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import Field
 
-from webmend.config import load_model_config, model_hash
+from webmend.config import Frozen, load_model_config, model_hash
 from webmend.intake.config import DecontamSettings, DedupSettings
 from webmend.schemas.corpus import FORMATS, ROUTES
 
@@ -18,11 +18,7 @@ DEFAULT_SYSTEM = ("You are an expert front-end engineer. Answer with one complet
                   "document (inline CSS and JavaScript) that does everything the request asks.")
 
 
-class _Frozen(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True)
-
-
-class Gate(_Frozen):
+class Gate(Frozen):
     """What a page must show to enter the refined route (the hygiene rules bind every route)."""
 
     min_score: float = Field(default=80.0, ge=0, le=100, description="refined: verified total at least this")
@@ -34,14 +30,14 @@ class Gate(_Frozen):
     decontam: DecontamSettings = DecontamSettings()  # ... and its exact / near / 13-gram rules
 
 
-class Shares(_Frozen):
+class Shares(Frozen):
     """Bounds on each family's share of a route's rows, checked by the gate (docs/export.md)."""
 
     min: float = Field(default=0.0, ge=0, le=1)
     max: float = Field(default=1.0, ge=0, le=1)
 
 
-class ExportConfig(_Frozen):
+class ExportConfig(Frozen):
     routes: tuple[str, ...] = ROUTES
     formats: tuple[str, ...] = FORMATS  # the preference pairs come with the refined route
     system_prompt: str = DEFAULT_SYSTEM

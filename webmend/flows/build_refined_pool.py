@@ -29,7 +29,10 @@ from webmend.llm.settings import GenerationSettings, add_settings_arguments, set
 from webmend.pool.batches import DEFAULT_BATCH_SIZE
 from webmend.pool.inputs import items_from_prompts
 from webmend.stage.run import run_stage
+from webmend.schemas.corpus import ROUTES
+from webmend.schemas.vocab import STATES
 from webmend.store import DEFAULT_ROOT
+from webmend.training.presets import PRESETS
 
 log = logging.getLogger(__name__)
 
@@ -264,19 +267,19 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--repair", action="store_true", help="run the repair stage after evaluation (docs/repair.md)")
     p.add_argument("--repair-model", help="litellm model that writes repair patches/rewrites (default: operators only)")
     p.add_argument("--repair-rounds", type=int, default=8)
-    p.add_argument("--repair-bands", nargs="+", choices=("Low", "Mid", "High"))
+    p.add_argument("--repair-bands", nargs="+", choices=STATES)
     p.add_argument("--repair-max-cost", type=float, help="repair spend cap, USD per worker process")
     p.add_argument("--repair-config", help="repair config file (TOML/JSON, docs/repair.md)")
     p.add_argument("--incremental", action="store_true", help="evaluate only pages not evaluated yet (nightly refresh)")
     p.add_argument("--export", action="store_true", help="end in a gated export of the data root (docs/export.md)")
     p.add_argument("--export-out", help="export folder or fsspec URL (default ROOT/corpus)")
     p.add_argument("--export-config", help="export config file (TOML/JSON, docs/export.md)")
-    p.add_argument("--export-routes", nargs="+", choices=("raw", "filtered", "refined"))
+    p.add_argument("--export-routes", nargs="+", choices=ROUTES)
     p.add_argument("--contracts", nargs="+", help="task contracts (.json, .jsonl or folders; docs/icg-format.md)")
     p.add_argument("--contract-model", help="litellm model that builds contracts for prompts without test cases")
     p.add_argument("--train", action="store_true", help="SFT on the export's manifest (the train flow; docs/training.md)")
-    p.add_argument("--train-route", default="refined", choices=("raw", "filtered", "refined"))
-    p.add_argument("--train-preset", default="tiny", choices=("tiny", "4b", "9b", "27b"))
+    p.add_argument("--train-route", default="refined", choices=ROUTES)
+    p.add_argument("--train-preset", default="tiny", choices=tuple(PRESETS))
     p.add_argument("--train-set", action="append", default=[], metavar="KEY=VALUE",
                    help="override a LlamaFactory key of the SFT (repeatable)")
     add_settings_arguments(p)  # generation limits: --max-tokens, --seed, --workers, --rpm, ... (docs/generation.md)

@@ -9,16 +9,12 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import Field
 
-from webmend.config import load_model_config, model_hash
-
-
-class _Frozen(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True)
+from webmend.config import Frozen, load_model_config, model_hash
 
 
-class DedupSettings(_Frozen):
+class DedupSettings(Frozen):
     shingle_chars: int = 5  # character n-grams of the normalised text: robust to one-word edits
     num_perm: int = 128
     seed: int = 1  # MinHash permutation seed: fixed, so signatures agree across processes and runs
@@ -28,7 +24,7 @@ class DedupSettings(_Frozen):
     threshold: float = 0.5
 
 
-class DecontamSettings(_Frozen):
+class DecontamSettings(Frozen):
     threshold: float = 0.45  # lower than dedup: a benchmark leak costs more than a lost prompt
     # Word n-gram overlap (GPT-3's 13-gram decontamination): a prompt that shares at least
     # ngram_min_matches distinct n-word runs of its normal form with one benchmark prompt is
@@ -40,7 +36,7 @@ class DecontamSettings(_Frozen):
     ngram_min_matches: int = Field(1, ge=0)
 
 
-class CrawlSettings(_Frozen):
+class CrawlSettings(Frozen):
     user_agent: str = "webmend-intake/0.1 (+https://example.invalid/webmend; polite crawler)"
     delay_s: float = 1.0  # minimum gap between two requests to one host (robots Crawl-delay may raise it)
     timeout_s: float = 10.0
@@ -50,11 +46,11 @@ class CrawlSettings(_Frozen):
     max_redirects: int = 5
 
 
-class FamilySettings(_Frozen):
+class FamilySettings(Frozen):
     llm_below_confidence: float = 0.5  # rule results under this confidence go to the LLM classifier when one is given
 
 
-class QualityGates(_Frozen):
+class QualityGates(Frozen):
     """Minimum figures on the committed labelled sets (data/intake/); tests assert them."""
 
     family_accuracy_min: float = 0.85
@@ -69,7 +65,7 @@ class QualityGates(_Frozen):
     policy_demo_pass_min: float = 0.88
 
 
-class IntakeConfig(_Frozen):
+class IntakeConfig(Frozen):
     min_prompt_chars: int = 20
     max_prompt_chars: int = 8000
     dedup: DedupSettings = DedupSettings()

@@ -8,6 +8,8 @@ from typing import Literal, get_args
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from webmend.schemas.vocab import STATES
+
 TRAIN_RUN_VERSION = "1"
 LAUNCH_MODES = ("local", "print", "script")
 RUN_STATUSES = ("planned", "running", "succeeded", "failed")
@@ -63,7 +65,7 @@ class FamilyRow(_Model):
     weight_passed: float
     weight_total: float
     pass_rate: float | None = Field(description="weighted test-case pass rate; an answer with no page fails all its cases")
-    bands: dict[Literal["Low", "Mid", "High", "unscored"], int]
+    bands: dict[Literal[(*STATES, "unscored")], int]
 
 
 class CheckpointReport(_Model):

@@ -18,6 +18,7 @@ from webmend.evaluate.inputs import iter_responses
 from webmend.evaluate.run import iter_records, run_evaluation, write_json_atomic, write_text_atomic
 from webmend.export.config import DEFAULT_SYSTEM
 from webmend.schemas.training import CheckpointReport, TrainRun
+from webmend.schemas.vocab import STATES
 from webmend.training import env as train_env
 
 log = logging.getLogger(__name__)
@@ -88,7 +89,7 @@ def family_table(records: list[dict], items: dict[str, dict]) -> dict[str, dict]
         family = (items.get(rec["id"]) or {}).get("category") or "unknown"
         for key in (family, "all"):
             row = table.setdefault(key, {"items": 0, "scored": 0, "score_sum": 0.0, "weight_passed": 0.0,
-                                         "weight_total": 0.0, "bands": {"Low": 0, "Mid": 0, "High": 0, "unscored": 0}})
+                                         "weight_total": 0.0, "bands": dict.fromkeys((*STATES, "unscored"), 0)})
             row["items"] += 1
             total = (rec.get("score") or {}).get("total")
             if total is not None:
