@@ -28,7 +28,7 @@ from webmend.export.manifest import (DATASET_INFO, GATE_JSON, LATEST, MANIFEST, 
                                      build_manifest, read_latest)
 from webmend.export.select import Hygiene, Selection, select
 from webmend.export.stream import stream_rows
-from webmend.schemas.corpus import DATASET_COLUMNS, PREFERENCE, SHAREGPT_TAGS, SFT_FORMATS
+from webmend.schemas.corpus import DATASET_COLUMNS, PREFERENCE, REJECTS_SCHEMA, SHAREGPT_TAGS, SFT_FORMATS
 from webmend.store import DataRoot, make_key
 from webmend.store.duckdb_views import connect
 
@@ -200,8 +200,7 @@ def preference_row(pair, chosen: str, rejected: str, system: str) -> dict:
 
 def _write_rejects(fs, staging: str, sel: Selection) -> StagedFile:
     rows = sorted(((r.route, r.id, r.content_hash, r.reason, r.detail) for r in sel.rejects))
-    table = pa.table({name: [r[i] for r in rows] for i, name in enumerate(("route", "id", "content_hash", "reason", "detail"))},
-                     schema=pa.schema([(n, pa.string()) for n in ("route", "id", "content_hash", "reason", "detail")]))
+    table = pa.table({name: [r[i] for r in rows] for i, name in enumerate(REJECTS_SCHEMA.names)}, schema=REJECTS_SCHEMA)
     with fs.open(f"{staging}/{REJECTS}", "wb") as fh:
         pq.write_table(table, fh)
     size, digest = file_digest(fs, f"{staging}/{REJECTS}")

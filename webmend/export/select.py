@@ -16,6 +16,7 @@ from dataclasses import dataclass, field, replace
 from webmend.export.config import ExportConfig
 from webmend.export.documents import DOCUMENT_HEAD, DOCUMENT_TAIL, HEAD_CHARS, TAIL_CHARS
 from webmend.intake.decontam import Decontaminator, load_benchmarks
+from webmend.schemas.corpus import EXPORT_REJECT_REASONS
 from webmend.schemas.hashing import sha256_hex
 from webmend.schemas.vocab import FAMILIES, STATES
 
@@ -61,6 +62,10 @@ class Reject:
     content_hash: str
     reason: str  # EXPORT_REJECT_REASONS
     detail: str = ""
+
+    def __post_init__(self):
+        if self.reason not in EXPORT_REJECT_REASONS:  # the closed list docs/export.md explains
+            raise ValueError(f"unknown export reject reason {self.reason!r}")
 
 
 @dataclass(frozen=True)

@@ -65,3 +65,5 @@ EXPORT_REJECT_REASONS = (
     "below_gate", "not_best_for_prompt", "not_sampled", "unknown_family", "not_high", "not_traced",
     "superseded",
 )
+# rejects.parquet: one row per (route, page) that did not reach the route, with its reason.
+REJECTS_SCHEMA = pa.schema([_f(name, pa.string()) for name in ("route", "id", "content_hash", "reason", "detail")])
