@@ -102,7 +102,7 @@ def test_the_cli_writes_kept_contracts_and_rejects(server, tmp_path, capsys):  #
 def test_the_pipeline_stage_commits_a_build_and_a_rerun_makes_no_call(server, tmp_path):  # noqa: F811
     """contract_stage: ROOT/_contracts/KEY/ and the contracts table; the same tasks and model again
     find the committed build."""
-    from webmend.contracts.stage import contract_stage
+    from webmend.contracts.building import contract_stage
     from webmend.store import DataRoot
 
     server.script(*stage_replies(TODO))

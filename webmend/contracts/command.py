@@ -6,8 +6,8 @@ import json
 import sys
 from pathlib import Path
 
-from webmend.contracts.executable import FilterConfig
-from webmend.contracts.stage import write_lines
+from webmend.contracts.executability import FilterConfig
+from webmend.contracts.building import write_lines
 from webmend.llm.settings import add_settings_arguments, settings_from_args
 from webmend.schemas.vocab import FAMILIES
 
@@ -42,7 +42,7 @@ def items_with_contracts(items: dict[str, dict], paths: list[str] | None) -> dic
     """Attach each contract to the item of its task (one is made from the task when the items have
     none), so a page gets its task's contract as it gets its test cases. An invalid contract is an
     error naming its problems: a contract that cannot be executed must not score pages."""
-    from webmend.contracts.executable import load_contracts
+    from webmend.contracts.executability import load_contracts
     from webmend.contracts.validate import validate_contract
 
     out = dict(items)
@@ -80,7 +80,7 @@ def run_contract(args) -> int:
 
 def _audit(args) -> int:
     from webmend.contracts.audit import audit_sheet
-    from webmend.contracts.executable import load_contracts
+    from webmend.contracts.executability import load_contracts
 
     contract = load_contracts([args.contract])[0]
     lines = Path(args.results).read_text(encoding="utf-8").splitlines() if args.results else []
@@ -97,7 +97,7 @@ def _audit(args) -> int:
 def _execute(args) -> int:
     from webmend.config import EvalConfig
     from webmend.evaluate.contract_run import execute_contract
-    from webmend.contracts.executable import load_contracts, page_paths
+    from webmend.contracts.executability import load_contracts, page_paths
 
     contract = load_contracts([args.contract])[0]
     lines = []
@@ -116,7 +116,7 @@ def _execute(args) -> int:
 
 def _validate(args) -> int:
     from webmend.config import EvalConfig
-    from webmend.contracts.executable import filter_contract, load_contracts, references_by_task
+    from webmend.contracts.executability import filter_contract, load_contracts, references_by_task
 
     contracts = load_contracts(args.contracts)
     ids = {str((c.get("task") or {}).get("id", "")) for c in contracts}
@@ -142,7 +142,7 @@ def _validate(args) -> int:
 
 def _build(args) -> int:
     from webmend.contracts.build import BUILD_PARAMS, ContractModel
-    from webmend.contracts.stage import build_contracts
+    from webmend.contracts.building import build_contracts
     from webmend.llm.cache import ResponseCache
 
     for path in args.prompts:

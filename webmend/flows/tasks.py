@@ -16,7 +16,7 @@ from prefect_dask import DaskTaskRunner
 
 from webmend.config import EvalConfig, RepairConfig, load_config
 from webmend.contracts.command import items_with_contracts
-from webmend.contracts.stage import ContractOutcome, contract_stage
+from webmend.contracts.building import ContractOutcome, contract_stage
 from webmend.evaluate.inputs import load_items
 from webmend.llm.settings import GenerationSettings
 from webmend.pool import batches as core

@@ -8,7 +8,7 @@ import json
 from pathlib import Path
 
 from webmend.cli import main
-from webmend.contracts.executable import FilterConfig, Reference, filter_contract, references_by_task
+from webmend.contracts.executability import FilterConfig, Reference, filter_contract, references_by_task
 
 TASKS_DIR = Path(__file__).resolve().parents[2] / "data" / "contracts"
 TASKS = sorted(p.name for p in TASKS_DIR.iterdir() if (p / "expected.json").is_file())
