@@ -79,9 +79,11 @@ class PageClock:
                     "awaitPromise": True, "returnByValue": True,
                 }), f"run_for {end - start}")
             except PageHung:
-                if not await self._stopped_hung_workers():
+                reached = await self._stopped_hung_workers()
+                if reached is None:
                     raise
-                continue  # the rest of the chunk, without the document's workers
+                ticks = reached  # the rest of the chunk, without the document's workers
+                continue
             except (PageCrashed, BudgetExhausted):
                 raise
             except Exception as exc:  # "Execution context was destroyed" and the like
@@ -96,21 +98,23 @@ class PageClock:
                 return {**ran, "count": count}
             ticks = int(ran.get("ticks", ticks))
 
-    async def _stopped_hung_workers(self) -> bool:
-        """After a hang: whether it was a Worker's code (workers.js runs them in the page's thread),
-        now stopped with every worker of the document. Then the hang is not the page's."""
+    async def _stopped_hung_workers(self) -> int | None:
+        """After a hang: when it was a Worker's code (workers.js runs them in the page's thread),
+        now stopped with every worker of the document, the page time the run had reached; the
+        hang is then not the page's. None otherwise."""
         try:
-            stopped = await self.guard(self.cdp.send("Runtime.evaluate", {
+            res = await self.guard(self.cdp.send("Runtime.evaluate", {
                 "expression": f"window.{CLOCK_KEY} && window.{CLOCK_KEY}.stopHungWorkers ? "
-                              f"window.{CLOCK_KEY}.stopHungWorkers() : false", "returnByValue": True}), "stop workers")
+                              f"window.{CLOCK_KEY}.stopHungWorkers() : null", "returnByValue": True}), "stop workers")
         except (PageHung, PageCrashed, BudgetExhausted):
             raise
         except Exception:
-            return False
-        if (stopped.get("result") or {}).get("value") is True:
-            self.shared.events.hangs.pop()
-            return True
-        return False
+            return None
+        reached = (res.get("result") or {}).get("value")
+        if not isinstance(reached, (int, float)):
+            return None
+        self.shared.events.hangs.pop()
+        return int(reached)
 
     async def _deliver_animation_events(self) -> None:
         """The last seek started, ended or turned an animation, and Chromium fires those events

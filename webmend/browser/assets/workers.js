@@ -18,12 +18,13 @@
   // evaluator stops the script, finds this set, and stops every worker of the document
   // (stopHungWorkers), so the page goes on without them, as it would beside a stuck thread.
   clock.inWorker = null;
+  // Returns the page time the stopped run had reached (the run goes on from there), else null.
   clock.stopHungWorkers = () => {
-    if (clock.inWorker === null) return false;
+    if (clock.inWorker === null) return null;
     clock.inWorker = null;
     for (const stop of stops) stop();
     report('__wm:worker_blocked', 'hung');
-    return true;
+    return clock.ticks();
   };
   const NativeError = ErrorEvent;
   const NativeMessage = MessageEvent;
@@ -42,8 +43,12 @@
     if (xhr.status !== 200 && xhr.status !== 0) throw new DOMException(`worker script ${url}: HTTP ${xhr.status}`, 'NetworkError');
     return xhr.responseText;
   };
-  // Messages are copied as postMessage copies them (a transfer list moves ArrayBuffers).
-  const clone = (data, transfer) => structuredClone(data, transfer && transfer.length ? { transfer } : undefined);
+  // Messages are copied as postMessage copies them: a transfer list (given as the list or as
+  // {transfer}) moves ArrayBuffers.
+  const clone = (data, options) => {
+    const transfer = Array.isArray(options) ? options : options && options.transfer;
+    return structuredClone(data, transfer && transfer.length ? { transfer } : undefined);
+  };
   const later = (fn) => clock.add('timeout', fn, 0, []);
 
   class WorkerScope extends EventTarget {}
@@ -90,7 +95,7 @@
       self: null, globalThis: null,
       postMessage(data, transfer) {
         if (closed) return;
-        const copy = clone(data, Array.isArray(transfer) ? transfer : transfer && transfer.transfer);
+        const copy = clone(data, transfer);
         record.messagesOut += 1;
         later(() => { if (!record.terminated) deliver(outside, handlers.outside, new NativeMessage('message', { data: copy })); });
       },
@@ -125,7 +130,7 @@
 
     outside.postMessage = (data, transfer) => {
       if (record.terminated) return;
-      const copy = clone(data, Array.isArray(transfer) ? transfer : transfer && transfer.transfer);
+      const copy = clone(data, transfer);
       record.messagesIn += 1;
       later(guarded(() => deliver(inside, handlers.inside, new NativeMessage('message', { data: copy }))));
     };
