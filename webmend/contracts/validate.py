@@ -16,7 +16,7 @@ from cssselect import SelectorError, parse as parse_css
 from pydantic import ValidationError
 
 from webmend.evaluate.pixels import parse_color
-from webmend.evaluate.testcases import js_regex
+from webmend.evaluate.step_args import js_regex
 from webmend.schemas.contract import (ACTION_SPECS, CHECK_ACTIONS, INITIAL_STATE, STEP_ACTIONS, Contract, Step,
                                       requirement_links)
 

@@ -16,6 +16,7 @@ from webmend.evaluate.pixels import (
     CHANGE_LEVEL, MIN_SHARE, TOLERANCE, changed, color_share, coverage, distinct_colors, dominant_color, parse_color,
 )
 from webmend.evaluate.similarity import screenshot_diff
+from webmend.evaluate.step_args import as_point, py_search
 from webmend.evaluate.step_failed import StepFailed
 
 MOTION_MS = 500  # page time assert_animates / assert_still let pass by default
@@ -60,6 +61,11 @@ def _sub_region(region, x: float, y: float, w: float, h: float) -> tuple[float, 
     return nx, ny, max(1.0, fw * w), max(1.0, fh * h)
 
 
+def _last_texts(texts: list[str], n: int = 12) -> str:
+    """The most recently drawn texts, for a failure's reason."""
+    return "; ".join(json.dumps(t) for t in texts[-n:]) or "none"
+
+
 class ObservationChecks:
     """StepRunner's observation checks (self.s: the PageSession; self.first_visible: a locator)."""
 
@@ -71,9 +77,6 @@ class ObservationChecks:
         return snap
 
     async def do_assert_drawn_text(self, step):
-        from webmend.evaluate.testcases import py_search  # testcases imports this module
-
-
         pattern = str(step.get("text", ""))
         snap = await self.observed()
         within = step.get("within_ms")
@@ -81,30 +84,24 @@ class ObservationChecks:
         texts = [d["text"] for d in snap["drawnText"] if d["last"] >= since]
         if not any(py_search(pattern, t) for t in texts):
             when = f" in the last {within} ms of page time" if within is not None else ""
-            shown = "; ".join(json.dumps(t) for t in texts[-12:]) or "none"
-            raise StepFailed(f"no drawn text matches {pattern!r}{when}; drawn: {shown}")
+            raise StepFailed(f"no drawn text matches {pattern!r}{when}; drawn: {_last_texts(texts)}")
 
     async def do_click_drawn_text(self, step):
         """Click where a text matching `text` was last drawn on an on-screen canvas (its centre):
         a canvas game's 'Start' or a drawn menu entry, found the way a user sees it."""
-        from webmend.evaluate.testcases import py_search  # testcases imports this module
-
         pattern = str(step.get("text", ""))
         vw, vh = self.s.viewport.width, self.s.viewport.height
         drawn = (await self.observed())["drawnText"]
         hits = [d for d in drawn if py_search(pattern, d["text"]) and d.get("x") is not None
                 and 0 <= d["x"] < vw and 0 <= d["y"] < vh]
         if not hits:
-            shown = "; ".join(json.dumps(d["text"]) for d in drawn[-12:]) or "none"
-            raise StepFailed(f"no text drawn on screen matches {pattern!r}; drawn: {shown}")
+            raise StepFailed(f"no text drawn on screen matches {pattern!r}; drawn: {_last_texts([d['text'] for d in drawn])}")
         await self._act(self.page.mouse.click(hits[-1]["x"], hits[-1]["y"]), "click")
         await self.settle()
 
     async def do_click_at(self, step):
         """A real mouse click at a point: `pos`, or the [x, y] the step's expression returns."""
-        from webmend.evaluate.testcases import _point  # testcases imports this module
-
-        point = _point(step.get("pos")) if step.get("pos") is not None else _point(await self._eval(step, "click_at"))
+        point = as_point(step.get("pos")) if step.get("pos") is not None else as_point(await self._eval(step, "click_at"))
         if point is None:
             raise StepFailed("click_at: no point (pos, or an expression returning [x, y])")
         vw, vh = self.s.viewport.width, self.s.viewport.height

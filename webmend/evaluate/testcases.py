@@ -16,6 +16,7 @@ from webmend.browser.session import PageSession
 from webmend.evaluate.keys import normalize_key
 from webmend.evaluate.observation_checks import ObservationChecks, in_scope
 from webmend.evaluate.similarity import is_blank, screenshot_diff
+from webmend.evaluate.step_args import as_number, as_point, js_regex, py_search
 from webmend.evaluate.step_failed import StepFailed
 
 log = logging.getLogger(__name__)
@@ -25,39 +26,6 @@ ACTION_TIMEOUT_MS = 1500  # Playwright actionability wait (real time; page time 
 # `timeout` (ms) overrides it, up to limits.max_wait_ms.
 PROMISE_BUDGET_MS = 5000
 REASON_CHARS = 1000  # a JavaScript error's message or a value in a reason: whole, within reason
-
-
-def js_regex(pattern: str) -> tuple[str, str]:
-    """Split leading inline flags like (?i) off a pattern: (source, js_flags)."""
-    flags = ""
-    m = re.match(r"^\(\?([a-z]+)\)", pattern)
-    if m:
-        flags = "".join(f for f in m.group(1) if f in "ims")
-        pattern = pattern[m.end():]
-    return pattern, flags
-
-
-def py_search(pattern: str, text: str) -> bool:
-    """Case-insensitive regex search; an invalid pattern is matched literally."""
-    try:
-        return re.search(pattern, text, re.IGNORECASE) is not None
-    except re.error:
-        return pattern.lower() in text.lower()
-
-
-def _num(value, default: float) -> float:
-    try:
-        return float(value)
-    except (TypeError, ValueError):
-        return default
-
-
-def _point(value) -> tuple[float, float] | None:
-    if isinstance(value, dict):
-        return _num(value.get("x"), 0), _num(value.get("y"), 0)
-    if isinstance(value, (list, tuple)) and len(value) >= 2:
-        return _num(value[0], 0), _num(value[1], 0)
-    return None
 
 
 class StepRunner(ObservationChecks):
@@ -91,7 +59,7 @@ class StepRunner(ObservationChecks):
 
     def first_visible(self, step: dict, key: str = "selector", default: str | None = None):
         visible = self.matches(step, key, default).locator("visible=true")
-        nth = int(_num((step.get("target") or {}).get("nth"), 0))
+        nth = int(as_number((step.get("target") or {}).get("nth"), 0))
         return visible.nth(nth) if nth > 0 else visible.first
 
     async def settle(self) -> None:
@@ -153,7 +121,7 @@ class StepRunner(ObservationChecks):
 
     async def do_press_key(self, step):
         key = normalize_key(step.get("key", ""))
-        for _ in range(max(1, int(_num(step.get("repeat"), 1)))):
+        for _ in range(max(1, int(as_number(step.get("repeat"), 1)))):
             await self._act(self.page.keyboard.press(key), f"press {key}")
             await self.settle()
 
@@ -172,9 +140,9 @@ class StepRunner(ObservationChecks):
 
     async def do_scroll(self, step):
         if "dx" in step or "dy" in step:
-            dx, dy = _num(step.get("dx"), 0), _num(step.get("dy"), 0)
+            dx, dy = as_number(step.get("dx"), 0), as_number(step.get("dy"), 0)
         else:
-            amount = _num(step.get("amount"), 300)
+            amount = as_number(step.get("amount"), 300)
             dx, dy = {"down": (0, amount), "up": (0, -amount), "right": (amount, 0), "left": (-amount, 0)}.get(
                 str(step.get("direction", "down")).lower(), (0, amount)
             )
@@ -195,19 +163,19 @@ class StepRunner(ObservationChecks):
         await self.settle()
 
     async def _drag_points(self, step):
-        start = _point(step.get("from_pos")) or _point(step.get("from"))
+        start = as_point(step.get("from_pos")) or as_point(step.get("from"))
         if start is None and step.get("from_selector"):
             box = await self._box(step, "from_selector")
-            off = _point(step.get("from_offset")) or (box["width"] / 2, box["height"] / 2)
+            off = as_point(step.get("from_offset")) or (box["width"] / 2, box["height"] / 2)
             start = (box["x"] + off[0], box["y"] + off[1])
         if start is None:
             start = (self.s.viewport.width / 2, self.s.viewport.height / 2)
-        end = _point(step.get("to_pos")) or _point(step.get("to"))
+        end = as_point(step.get("to_pos")) or as_point(step.get("to"))
         if end is None and step.get("to_selector"):
             box = await self._box(step, "to_selector")
             end = (box["x"] + box["width"] / 2, box["y"] + box["height"] / 2)
         if end is None:
-            end = (start[0] + _num(step.get("dx"), 0), start[1] + _num(step.get("dy"), 0))
+            end = (start[0] + as_number(step.get("dx"), 0), start[1] + as_number(step.get("dy"), 0))
         return start, end
 
     async def _box(self, step, key):
@@ -218,8 +186,8 @@ class StepRunner(ObservationChecks):
         return box
 
     async def do_resize(self, step):
-        width = int(_num(step.get("width"), self.s.viewport.width))
-        height = int(_num(step.get("height"), self.s.viewport.height))
+        width = int(as_number(step.get("width"), self.s.viewport.width))
+        height = int(as_number(step.get("height"), self.s.viewport.height))
         if not (100 <= width <= 4000 and 100 <= height <= 4000):
             raise StepFailed(f"resize: unreasonable size {width}x{height}")
         await self.s.set_viewport(width, height)
@@ -229,7 +197,7 @@ class StepRunner(ObservationChecks):
         await self.s.advance(wait_ms(step, self.s.cfg.limits.max_wait_ms))
 
     async def do_wait_for(self, step):
-        budget = min(_num(step.get("timeout"), 5000), self.s.cfg.limits.max_wait_ms)
+        budget = min(as_number(step.get("timeout"), 5000), self.s.cfg.limits.max_wait_ms)
         poll = self.s.cfg.limits.wait_for_poll_ms
         waited = 0.0
         while True:
@@ -247,7 +215,7 @@ class StepRunner(ObservationChecks):
     async def _eval(self, step, action: str):
         """The step's expression in the page's world; a promise it returns is awaited while page
         time advances in settle-sized slices, for at most the step's budget of page time."""
-        budget = max(0.0, min(_num(step.get("timeout"), PROMISE_BUDGET_MS), self.s.cfg.limits.max_wait_ms))
+        budget = max(0.0, min(as_number(step.get("timeout"), PROMISE_BUDGET_MS), self.s.cfg.limits.max_wait_ms))
         try:
             return await self.s.main_eval_settled(in_scope(str(step.get("expression", "")), self.helpers, self.own_scope), int(budget),
                                                   self.s.cfg.limits.settle_ms, observe_only=self.observe_only)
@@ -273,7 +241,7 @@ class StepRunner(ObservationChecks):
     async def do_assert_screenshot_changed(self, step, shot=None):
         if self.reference is None:
             raise StepFailed("assert_screenshot_changed: no earlier screenshot in this test case")
-        threshold = _num(step.get("threshold"), self.s.cfg.screenshot_change_threshold)
+        threshold = as_number(step.get("threshold"), self.s.cfg.screenshot_change_threshold)
         diff = screenshot_diff(self.reference, await self.s.thumb() if shot is None else shot)
         if diff < 1 - threshold:
             raise StepFailed(f"screenshot unchanged (diff {diff:.4f} < {1 - threshold:.4f})")
@@ -314,7 +282,7 @@ class StepRunner(ObservationChecks):
     async def do_assert_count(self, step):
         n = await self._act(self.matches(step).count(), "count", f"bad selector {where(step)!r}")
         for key, ok in (("gte", lambda a, b: a >= b), ("lte", lambda a, b: a <= b), ("eq", lambda a, b: a == b)):
-            if key in step and not ok(n, _num(step[key], 0)):
+            if key in step and not ok(n, as_number(step[key], 0)):
                 raise StepFailed(f"count of {where(step)!r} is {n}, expected {key} {step[key]}")
 
     # Visible by Playwright's own rules, over all matches: the first visible match decides, so a
@@ -441,7 +409,7 @@ def _excerpt(text: str, limit: int = 200) -> str:
 
 def wait_ms(step: dict, max_wait_ms: float) -> float:
     """The page time a `wait` step lets pass."""
-    return min(_num(step.get("ms", step.get("duration", 0)), 0), max_wait_ms)
+    return min(as_number(step.get("ms", step.get("duration", 0)), 0), max_wait_ms)
 
 
 def _short(exc_or_text, limit: int = 200) -> str:
@@ -453,7 +421,7 @@ def new_record(case: dict) -> dict:
     return {
         "id": str(case.get("id", "")),
         "name": str(case.get("name", "")),
-        "weight": _num(case.get("weight"), 1.0),
+        "weight": as_number(case.get("weight"), 1.0),
         "passed": False,
         "failed_step": None,
         "failed_action": None,
