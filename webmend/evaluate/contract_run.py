@@ -171,9 +171,7 @@ class _Walk:
         except (PageHung, PageCrashed) as exc:
             self.load_fault = exc
             raise
-        self.runner = StepRunner(self.s, errors_before_load)
-        self.runner.helpers = self.c.helpers or ""
-        self.runner.own_scope = True
+        self.runner = StepRunner(self.s, errors_before_load, helpers=self.c.helpers or "", own_scope=True)
         try:
             await within_node_cap(self.s)
         except StepFailed as exc:

@@ -150,7 +150,8 @@ class ObservationChecks:
         tolerance = _float(step, "tolerance", TOLERANCE)
         min_share = _float(step, "min_share", MIN_SHARE)
         missing = []
-        for text in step.get("colors") or []:
+        colors = step.get("colors") or []
+        for text in [colors] if isinstance(colors, str) else colors:  # a test case may give one as a string
             try:
                 rgb = parse_color(text)
             except ValueError:

@@ -32,7 +32,8 @@ class StepRunner(ObservationChecks):
     """Runs the steps of one test case against one fresh PageSession (the canvas and observation
     checks in observation_checks.py)."""
 
-    def __init__(self, session: PageSession, errors_at_start: int, observe_only: bool = False):
+    def __init__(self, session: PageSession, errors_at_start: int, observe_only: bool = False, helpers: str = "",
+                 own_scope: bool = False):
         self.s = session
         self.page = session.page
         self.reference = None
@@ -40,8 +41,8 @@ class StepRunner(ObservationChecks):
         # On a document shared with other test cases (testcase_share.py): JavaScript that would
         # change the page raises WouldChangePage instead of running.
         self.observe_only = observe_only
-        self.helpers = ""  # a contract's shared JavaScript, in scope for its expressions
-        self.own_scope = False  # a contract's expressions each run in a block of their own (in_scope)
+        self.helpers = helpers  # a contract's shared JavaScript, in scope for its expressions
+        self.own_scope = own_scope  # a contract's expressions each run in a scope of their own (in_scope)
         self.labelled: dict = {}  # label -> thumbnail of a labelled screenshot step, this document
 
     # ---- locating ------------------------------------------------------------------------
