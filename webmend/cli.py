@@ -84,6 +84,7 @@ def _parser() -> argparse.ArgumentParser:
     add_contract_arguments(ct)
     tr = sub.add_parser("train", help="train on an exported corpus: LlamaFactory SFT (docs/training.md)")
     add_train_arguments(tr)
+    sub.add_parser("stages", help="list the pipeline's stages with the tables they read and write (docs/architecture.md)")
     md = sub.add_parser("model", help="check that a model answers in the formats the stages need (docs/models.md)")
     mc = md.add_subparsers(dest="model_command", required=True).add_parser(
         "check", help="ask the stages' own prompts for a tiny task; read the answers with their own parsers")
@@ -271,6 +272,14 @@ def cmd_train(args) -> int:
     return run_train(args)
 
 
+def cmd_stages(args) -> int:
+    from webmend.pool.stages import PIPELINE
+    from webmend.stage.spec import render_markdown
+
+    print(render_markdown(list(PIPELINE)), end="")
+    return 0
+
+
 def cmd_model(args) -> int:
     from webmend.model_check import run_command
 
@@ -283,7 +292,7 @@ def main(argv: list[str] | None = None) -> int:
     os.environ.setdefault("PYTHONUNBUFFERED", "1")
     handler = {"evaluate": cmd_evaluate, "repair": cmd_repair, "rescore": cmd_rescore, "sql": cmd_sql, "generate": cmd_generate,
                "prompts": cmd_prompts, "crawl": cmd_crawl, "export": cmd_export, "manifest": cmd_manifest,
-               "contract": cmd_contract, "train": cmd_train, "model": cmd_model}[args.command]
+               "contract": cmd_contract, "train": cmd_train, "model": cmd_model, "stages": cmd_stages}[args.command]
     try:
         return handler(args)
     except (ValueError, FileNotFoundError) as exc:

@@ -159,3 +159,15 @@ def test_connect_adds_columns_that_older_files_lack_as_nulls(tmp_path):
                              "config_hash": ["c"], "schema_version": ["1"]}), folder / "old.parquet")
     con = connect(str(tmp_path))
     assert con.execute("SELECT id, page, prompt, page_hash FROM evaluations").fetchall() == [("p", None, None, None)]
+
+
+def test_a_connection_with_declared_columns_shows_only_those(tmp_path):
+    root = build_trace_root(tmp_path / "root")
+    with connect(root, {"evaluations": ["id", "score_total"], "checkpoints": ["id", "is_best"]}) as con:
+        assert [r[0] for r in con.execute("DESCRIBE evaluations").fetchall()] == ["id", "score_total"]
+        assert con.execute("SELECT count(*) FROM evaluations").fetchone()[0] == len(fixture_records())
+        assert [r[0] for r in con.execute("DESCRIBE checkpoints").fetchall()] == ["id", "is_best"]
+        with pytest.raises(Exception, match="page_hash"):
+            con.execute("SELECT page_hash FROM evaluations")
+        with pytest.raises(Exception, match="test_results"):
+            con.execute("SELECT * FROM test_results")

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from webmend.schemas.contract import Contract, contract_hash
+from webmend.stage.spec import StageSpec
 from webmend.store import DataRoot, make_key
 
 log = logging.getLogger(__name__)
@@ -21,6 +22,7 @@ log = logging.getLogger(__name__)
 CONTRACTS_DIR = "_contracts"  # under a data root: one folder per contract build (KEY/)
 CACHE_DIR = "cache/contracts"
 STAGE = "contracts"
+SPEC = StageSpec(STAGE, "build a checked interaction contract per task without test cases", writes=("contracts",))
 
 
 def build_contracts(tasks: list[dict], model, out: Path, workers: int = 1) -> dict:

@@ -16,6 +16,7 @@ from typing import Iterable, Mapping, Sequence
 from webmend.schemas.hashing import sha256_hex
 from webmend.schemas.vocab import SCORE_FIELDS
 from webmend.stage.batches import chunk_keys as stage_chunk_keys
+from webmend.stage.spec import StageSpec
 from webmend.store import DataRoot, make_key
 
 STAGE = "evaluate"
@@ -23,6 +24,7 @@ DEFAULT_BATCH_SIZE = 4  # pages per trace file (and per flow task)
 _DIMENSIONS = SCORE_FIELDS
 # Written in this order: evaluations last, so a committed evaluations file means the batch is complete.
 TRACE_TABLES = ("test_results", "contract_results", "experience_events", "evaluations")  # evaluations last: the commit
+SPEC = StageSpec(STAGE, "run every page in Chromium: probe, test cases, contract, scores", writes=TRACE_TABLES)
 
 
 def record_content_hash(record: dict, content_hashes: Mapping[str, str] | None = None) -> str:

@@ -26,7 +26,7 @@ from webmend.export.files import PartWriter, StagedFile, file_digest
 from webmend.export.gate import DatasetCheck, GateResult, run_gate
 from webmend.export.manifest import (DATASET_INFO, GATE_JSON, LATEST, MANIFEST, REJECTS, benchmark_files,
                                      build_manifest, read_latest)
-from webmend.export.select import Hygiene, Selection, select
+from webmend.export.select import SPEC, Hygiene, Selection, select
 from webmend.export.stream import stream_rows
 from webmend.schemas.corpus import DATASET_COLUMNS, PREFERENCE, REJECTS_SCHEMA, SHAREGPT_TAGS, SFT_FORMATS
 from webmend.store import DataRoot, make_key
@@ -69,7 +69,7 @@ def export_corpus(data_root: str, out: str | None = None, cfg: ExportConfig = Ex
     root = DataRoot(data_root)
     if not root.keys("evaluations"):
         raise ValueError(f"{data_root}: no evaluations to export (run evaluation with --data-root first)")
-    con = connect(root)
+    con = connect(root, SPEC.read_columns())
     con.execute(f"SET memory_limit = '{DUCKDB_MEMORY}'")
     con.execute(f"SET temp_directory = '{tempfile.gettempdir()}/webmend-duckdb'")
     hygiene = Hygiene(cfg, list(benchmarks))

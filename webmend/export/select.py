@@ -19,11 +19,24 @@ from webmend.intake.decontam import Decontaminator, load_benchmarks
 from webmend.schemas.corpus import EXPORT_REJECT_REASONS
 from webmend.schemas.hashing import sha256_hex
 from webmend.schemas.vocab import FAMILIES, STATES
+from webmend.stage.spec import Read, StageSpec
 
 log = logging.getLogger(__name__)
 
 # Where a page's HTML is stored: originals, checkpoints, candidates rejected for a regression.
 EVALUATIONS, CHECKPOINTS, REPAIR_ATTEMPTS = "evaluations", "checkpoints", "repair_attempts"
+# export.run opens the data root with exactly these columns: a query naming another one fails.
+SPEC = StageSpec("export", "select routes on stored scores, gate, publish Parquet corpora and a manifest",
+                 writes=("exports",), reads=(
+    Read(EVALUATIONS, ("id", "prompt_id", "prompt", "family", "run_id", "score_total", "state", "status", "flags",
+                       "page_hash", "content_hash", "config_hash", "page")),
+    Read("contract_results", ("id", "content_hash", "config_hash", "run_id", "reward", "labels")),
+    Read("prompts", ("id", "prompt", "family"), optional=True),
+    Read(CHECKPOINTS, ("id", "original_hash", "content_hash", "score_total", "state", "status", "flags", "round",
+                       "run_id", "config_hash", "contract_reward", "contract_labels", "html", "is_best"), optional=True),
+    Read(REPAIR_ATTEMPTS, ("id", "original_hash", "content_hash", "score_after", "run_id", "html", "regression"),
+         optional=True),
+))
 
 
 @dataclass(frozen=True)

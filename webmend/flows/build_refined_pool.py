@@ -28,6 +28,7 @@ from webmend.flows import dask_worker, tasks
 from webmend.llm.settings import GenerationSettings, add_settings_arguments, settings_from_args
 from webmend.pool.batches import DEFAULT_BATCH_SIZE
 from webmend.pool.inputs import items_from_prompts
+from webmend.pool.stages import pool_stages
 from webmend.stage.run import run_stage
 from webmend.schemas.corpus import ROUTES
 from webmend.schemas.vocab import STATES
@@ -107,6 +108,7 @@ def build_refined_pool(
     `webmend train sft --set`; docs/training.md); needs export."""
     if train and not export:
         raise ValueError("train=True trains on this run's export: set export=True as well")
+    pool_stages(prompts=bool(prompts), contract_model=bool(contract_model), repair=repair, export=export)
     generated = None
     built = None
     if prompts:

@@ -26,11 +26,13 @@ from webmend.llm.client import LLMClient
 from webmend.stage.batches import Batch
 from webmend.stage.executors import run_here
 from webmend.stage.run import run_stage
+from webmend.stage.spec import StageSpec
 from webmend.store import DataRoot, make_key
 
 RESPONSES = "responses.jsonl"
 SUMMARY = "summary.json"
 TABLE = "generations"
+SPEC = StageSpec("generate", "sample answers to the kept prompts from the model", writes=(TABLE,))
 
 
 def run_generation(prompts: list[PromptIn], cfg: GenerationConfig, client: LLMClient, out_dir: str | Path, *,

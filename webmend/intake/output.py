@@ -20,9 +20,12 @@ from webmend.intake.pipeline import IntakeResult, Kept, Rejected
 from webmend.intake.policy import POLICY_RULES
 from webmend.schemas.hashing import sha256_hex
 from webmend.schemas.tables import REJECT_REASONS
+from webmend.stage.spec import StageSpec
 from webmend.store import DataRoot, make_key, to_table
 
 PROMPTS_FILE, REJECTS_FILE, REPORT_FILE = "prompts.parquet", "rejects.parquet", "report.json"
+SPEC = StageSpec("intake", "read, rewrite, dedup and decontaminate prompts; record each reject's reason",
+                 writes=("prompt_rejects", "prompts"))
 
 
 def _common(run_id: str, text: str, config_hash: str) -> dict:

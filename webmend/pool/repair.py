@@ -18,7 +18,7 @@ from webmend.config import RepairConfig
 from webmend.repair.run import ModelSpec, build_model, repair_input, run_hash
 from webmend.repair.report import funnel_markdown
 from webmend.repair.summary import mean, transitions
-from webmend.repair.traces import TABLES, write_repair_traces
+from webmend.repair.traces import SPEC, TABLES, write_repair_traces
 from webmend.schemas.vocab import DIMENSIONS
 from webmend.stage.batches import Batch
 from webmend.store import DataRoot, make_key
@@ -52,13 +52,13 @@ def plan_repair(root: str, eval_batches, rcfg: RepairConfig, model: str | None, 
 def stored_records(root: DataRoot, eval_key: str) -> dict[str, dict]:
     """The result records of one evaluation batch rebuilt from its rows, by content hash: what
     diagnosis and acceptance read (status, flags, score, state, tests, evidence, trace summary)."""
-    evaluations = _rows(root, "evaluations", eval_key)
+    evaluations = _declared_rows(root, "evaluations", eval_key)
     tests: dict[str, list] = {}
-    for t in sorted(_rows(root, "test_results", eval_key), key=lambda r: r["test_index"]):
+    for t in sorted(_declared_rows(root, "test_results", eval_key), key=lambda r: r["test_index"]):
         tests.setdefault(t["content_hash"], []).append({
             "id": t["test_id"], "name": t["test_name"] or "", "passed": t["passed"], "weight": t["weight"],
             "failed_step": t["failed_step"], "failed_action": t["failed_action"], "error": t["error"]})
-    contracts = {c["content_hash"]: contract_from_row(c) for c in _rows(root, "contract_results", eval_key)}
+    contracts = {c["content_hash"]: contract_from_row(c) for c in _declared_rows(root, "contract_results", eval_key)}
     out = {}
     for e in evaluations:
         score = None if e["score_total"] is None else {"total": e["score_total"],
@@ -87,10 +87,9 @@ def contract_from_row(row: dict) -> dict:
     }
 
 
-def _rows(root: DataRoot, table: str, key: str) -> list[dict]:
-    import pyarrow.parquet as pq
-
-    return pq.read_table(root.file_path(table, key), filesystem=root.fs).to_pylist() if root.exists(table, key) else []
+def _declared_rows(root: DataRoot, table: str, key: str) -> list[dict]:
+    """The rows of one batch of a table the repair stage reads, with the columns it declares."""
+    return root.read_keys(table, [key], columns=SPEC.columns(table)).to_pylist()
 
 
 def repair_batch(batch: Batch, rcfg: RepairConfig, data_root: str, model: ModelSpec | None = None,
@@ -125,7 +124,7 @@ def write_repair_batch(batch: Batch, results: list[tuple[dict, dict]], data_root
 def summarize_repair(data_root: str, keys: list[str]) -> dict:
     """Pages, mean before/after and the band transition matrix of the repair batches `keys`."""
     root = DataRoot(data_root)
-    best = [r for key in keys for r in _rows(root, TABLES[-1], key) if r["is_best"]]
+    best = [r for r in root.read_keys(TABLES[-1], keys).to_pylist() if r["is_best"]]
     pages = [{"original_state": r["original_state"], "final_state": r["state"]} for r in best]
     scored = [r for r in best if r["original_score"] is not None]
     return {"pages": len(best), "improved": sum(1 for r in scored if r["score_total"] > r["original_score"]),

@@ -10,8 +10,6 @@ from __future__ import annotations
 from collections import Counter
 from typing import Sequence
 
-import pyarrow as pa
-import pyarrow.parquet as pq
 
 from webmend.schemas.vocab import EVALUATOR_FAILURE_STATUSES, PAGE_FAULT_STATUSES, SCORE_FIELDS, STATES
 from webmend.store import DataRoot
@@ -21,18 +19,10 @@ BANDS = tuple(reversed(STATES))  # best first, as the summary table lists them
 FAILURE_STATUSES = (*EVALUATOR_FAILURE_STATUSES, *PAGE_FAULT_STATUSES)
 
 
-def read_keys(root: DataRoot, table: str, keys: Sequence[str]) -> list[dict]:
-    """Rows of the committed files TABLE/KEY for these keys (missing keys are skipped)."""
-    parts = [pq.read_table(root.file_path(table, k), filesystem=root.fs) for k in keys if root.exists(table, k)]
-    if not parts:
-        return []
-    return pa.concat_tables(parts, promote_options="default").to_pylist()
-
-
 def summarize_pool(root: DataRoot | str, keys: Sequence[str], *, slowest: int = 5, top: int = 5) -> dict:
     root = root if isinstance(root, DataRoot) else DataRoot(root)
-    evals = read_keys(root, "evaluations", keys)
-    tests = read_keys(root, "test_results", keys)
+    evals = root.read_keys("evaluations", keys).to_pylist()
+    tests = root.read_keys("test_results", keys).to_pylist()
     means = {}
     for d in SCORE_FIELDS:
         values = [r[f"score_{d}"] for r in evals if r[f"score_{d}"] is not None]

@@ -9,9 +9,22 @@ from __future__ import annotations
 
 import json
 
+from webmend.schemas.vocab import SCORE_FIELDS
+from webmend.stage.spec import Read, StageSpec
 from webmend.store import DataRoot
 
 TABLES = ("repair_attempts", "checkpoints")  # written in this order: the last marks the batch done
+# The originals' stored verdicts it starts from (pool/repair.stored_records reads exactly these).
+SPEC = StageSpec("repair", "repair pages below High; keep regression-free checkpoints", writes=TABLES, reads=(
+    Read("evaluations", ("id", "content_hash", "input_index", "status", "reason", "flags", "state", "interactive",
+                         *(f"score_{d}" for d in SCORE_FIELDS), "blocked_requests", "config_hash", "evidence",
+                         "trace_summary")),
+    Read("test_results", ("content_hash", "test_index", "test_id", "test_name", "passed", "weight", "failed_step",
+                          "failed_action", "error")),
+    Read("contract_results", ("content_hash", "task_id", "contract_hash", "transition_validity", "req_explicit",
+                              "req_implicit", "reward", "documents", "transitions_run", "elapsed_s", "error", "labels",
+                              "requirements", "unmet", "transitions")),
+))
 
 
 def attempt_rows(record: dict, pages: dict[str, str] | None = None) -> list[dict]:

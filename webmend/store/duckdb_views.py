@@ -17,6 +17,7 @@ import logging
 import os
 import uuid
 from importlib.resources import files as resource_files
+from typing import Mapping, Sequence
 
 import duckdb
 import pyarrow as pa
@@ -52,16 +53,19 @@ def _quote(text: str) -> str:
     return "'" + text.replace("'", "''") + "'"
 
 
-def view_sql(root: DataRoot, table: str, con: duckdb.DuckDBPyConnection | None = None) -> str:
+def view_sql(root: DataRoot, table: str, con: duckdb.DuckDBPyConnection | None = None,
+             columns: Sequence[str] | None = None) -> str:
     """CREATE VIEW statement for one table of the root. With `con`, columns of the current schema
-    that no file has yet (files older than the column) are added as nulls, so queries can name them."""
+    that no file has yet (files older than the column) are added as nulls, so queries can name them.
+    `columns`: the view has only these (a stage's declared reads), else all of the table's."""
+    fields = [TABLES[table].field(c) for c in columns] if columns is not None else list(TABLES[table])
     if root.local:
         source = _quote(f"{root.table_dir(table)}/*.parquet") if root.keys(table) else None
     else:
         urls = root.files(table)
         source = "[" + ", ".join(_quote(u) for u in urls) + "]" if urls else None
     if source is None:
-        cols = ", ".join(f'CAST(NULL AS {duckdb_type(f.type)}) AS "{f.name}"' for f in TABLES[table])
+        cols = ", ".join(f'CAST(NULL AS {duckdb_type(f.type)}) AS "{f.name}"' for f in fields)
         return f'CREATE OR REPLACE VIEW "{table}" AS SELECT {cols} WHERE false'
     # union_by_name: files written under an older schema_version may lack newer columns.
     scan = f"read_parquet({source}, union_by_name = true)"
@@ -69,25 +73,32 @@ def view_sql(root: DataRoot, table: str, con: duckdb.DuckDBPyConnection | None =
     if con is not None:
         present = {row[0] for row in con.execute(f"DESCRIBE SELECT * FROM {scan}").fetchall()}
         extra = "".join(f', CAST(NULL AS {duckdb_type(f.type)}) AS "{f.name}"'
-                        for f in TABLES[table] if f.name not in present)
-    return f'CREATE OR REPLACE VIEW "{table}" AS SELECT *{extra} FROM {scan}'
+                        for f in fields if f.name not in present)
+    if columns is None:
+        return f'CREATE OR REPLACE VIEW "{table}" AS SELECT *{extra} FROM {scan}'
+    named = ", ".join(f'"{f.name}"' for f in fields if con is None or f.name in present)
+    return f'CREATE OR REPLACE VIEW "{table}" AS SELECT {named}{extra} FROM {scan}'
 
 
-def create_views(con: duckdb.DuckDBPyConnection, root: DataRoot, fill_missing: bool = False) -> None:
+def create_views(con: duckdb.DuckDBPyConnection, root: DataRoot, fill_missing: bool = False,
+                 columns: Mapping[str, Sequence[str]] | None = None) -> None:
     """fill_missing: add absent columns as nulls (in-memory connections only: a saved database's
-    views outlive the files they were built over, and a later file with the column would clash)."""
+    views outlive the files they were built over, and a later file with the column would clash).
+    columns: views of these tables with these columns only (a stage's declared reads)."""
     if not root.local:
         con.register_filesystem(root.fs)
-    for table in TABLES:
-        con.execute(view_sql(root, table, con if fill_missing else None))
-    log.debug("views over %s: %s", root.url, ", ".join(TABLES))
+    tables = list(columns) if columns is not None else list(TABLES)
+    for table in tables:
+        con.execute(view_sql(root, table, con if fill_missing else None, None if columns is None else columns[table]))
+    log.debug("views over %s: %s", root.url, ", ".join(tables))
 
 
-def connect(root: DataRoot | str) -> duckdb.DuckDBPyConnection:
-    """An in-memory DuckDB connection with a view per trace table of the root."""
+def connect(root: DataRoot | str, columns: Mapping[str, Sequence[str]] | None = None) -> duckdb.DuckDBPyConnection:
+    """An in-memory DuckDB connection with a view per trace table of the root (with `columns`: only
+    those tables and columns, e.g. `StageSpec.read_columns()`)."""
     root = root if isinstance(root, DataRoot) else DataRoot(root)
     con = duckdb.connect()
-    create_views(con, root, fill_missing=True)
+    create_views(con, root, fill_missing=True, columns=columns)
     return con
 
 

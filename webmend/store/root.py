@@ -101,8 +101,13 @@ class DataRoot:
 
     def read(self, table: str, *, columns: list[str] | None = None) -> pa.Table:
         """All committed rows of a table (files in key order), cast to the current schema."""
+        return self.read_keys(table, self.keys(table), columns=columns)
+
+    def read_keys(self, table: str, keys: Iterable[str], *, columns: list[str] | None = None) -> pa.Table:
+        """The committed rows of the files TABLE/KEY for these keys, in that order (keys not
+        committed are skipped), cast to the current schema; `columns`: only these."""
         schema = TABLES[_check_table(table)]
-        parts = [self._read_file(table, k, schema) for k in self.keys(table)]
+        parts = [self._read_file(table, k, schema) for k in keys if self.exists(table, k)]
         out = pa.concat_tables(parts) if parts else schema.empty_table()
         return out.select(columns) if columns else out
 
