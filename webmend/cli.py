@@ -3,12 +3,10 @@
 from __future__ import annotations
 
 import argparse
-import itertools
 import json
 import logging
 import os
 import sys
-import time
 from pathlib import Path
 
 from webmend.config import load_config
@@ -96,25 +94,13 @@ def _parser() -> argparse.ArgumentParser:
     return p
 
 
-def _progress():
-    count = itertools.count(1)
-    started = time.perf_counter()
-
-    def show(rec: dict) -> None:
-        n = next(count)
-        score = rec["score"]["total"] if rec["score"] else "-"
-        rate = n / max(1e-9, time.perf_counter() - started) * 60
-        print(f"[{n}] {rec['id']}: {rec['status']} score={score} ({rate:.1f} pages/min)", file=sys.stderr, flush=True)
-
-    return show
-
-
 def cmd_evaluate(args) -> int:
     from webmend.evaluate.inputs import iter_pages, iter_responses, load_items
     from webmend.evaluate.run import RESULTS, iter_records, run_evaluation
     from webmend.evaluate.traces import write_results_traces
     from webmend.evaluate.inputs import match_item
     from webmend.pool.batches import batch_hash, input_hash
+    from webmend.stage.progress import Meter, terminal_report
 
     if not args.pages and not args.responses:
         print("webmend evaluate: give PAGES and/or --responses FILE", file=sys.stderr)
@@ -168,7 +154,8 @@ def cmd_evaluate(args) -> int:
             yield raw
 
     stream = hashed(inputs()) if args.data_root else inputs()
-    summary = run_evaluation(stream, items, cfg, args.out, workers=max(1, args.workers), progress=_progress())
+    meter = Meter("evaluate", total=sum(1 for _ in inputs()), report=terminal_report())
+    summary = run_evaluation(stream, items, cfg, args.out, workers=max(1, args.workers), meter=meter)
     print(json.dumps({k: summary[k] for k in ("pages", "pages_by_status", "pages_by_state", "mean_score", "weighted_pass_rate")}, indent=2))
     print(f"results: {Path(args.out) / 'results.jsonl'}", file=sys.stderr)
     if args.data_root:

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from webmend.schemas.contract import Contract, contract_hash
+from webmend.stage.progress import Meter, Report, log_report
 from webmend.stage.spec import StageSpec
 from webmend.store import DataRoot, make_key
 
@@ -25,22 +26,26 @@ STAGE = "contracts"
 SPEC = StageSpec(STAGE, "build a checked interaction contract per task without test cases", writes=("contracts",))
 
 
-def build_contracts(tasks: list[dict], model, out: Path, workers: int = 1) -> dict:
+def build_contracts(tasks: list[dict], model, out: Path, workers: int = 1, report: Report = log_report) -> dict:
     """A contract per task ({id, prompt, family?}) with `model` (build.ContractModel) into
     OUT/contracts.jsonl, the rejects with their reasons into OUT/rejects.jsonl, then OUT/summary.json;
     returns the summary. `workers` tasks are built at once (threads: the work is waiting on the
-    model); the outputs keep the tasks' order."""
-    from concurrent.futures import ThreadPoolExecutor
+    model); the outputs keep the tasks' order. `report` shows progress as each task is done."""
+    from concurrent.futures import ThreadPoolExecutor, as_completed
 
     from webmend.contracts.build import build_contract  # litellm takes seconds to import
 
     out.mkdir(parents=True, exist_ok=True)
     kept, rejected = [], []
+    meter = Meter("contract build", total=len(tasks), unit="tasks", report=report)
     with ThreadPoolExecutor(max_workers=max(1, workers)) as pool:
-        results = list(pool.map(lambda task: build_contract(task, model), tasks))
-    for task, result in zip(tasks, results):
+        futures = [pool.submit(build_contract, task, model) for task in tasks]
+        for future in as_completed(futures):
+            result = future.result()
+            meter.advance(1, f"{result.task_id}: {'kept' if result.kept else 'rejected'}"
+                             f"{' (sent back once)' if result.sent_back else ''}")
+    for result in (f.result() for f in futures):
         (kept if result.kept else rejected).append(result)
-        log.info("%s: %s%s", task["id"], "kept" if result.kept else "rejected", " (sent back once)" if result.sent_back else "")
     write_lines(out / "contracts.jsonl", [r.contract for r in kept])
     write_lines(out / "rejects.jsonl", [{"task_id": r.task_id, "problems": r.problems, "sent_back": r.sent_back}
                                         for r in rejected])

@@ -10,6 +10,7 @@ from webmend.contracts.executability import FilterConfig
 from webmend.contracts.building import write_lines
 from webmend.llm.settings import add_settings_arguments, settings_from_args
 from webmend.schemas.vocab import FAMILIES
+from webmend.stage.progress import Meter, terminal_report
 
 
 def add_contract_arguments(p) -> None:
@@ -101,12 +102,14 @@ def _execute(args) -> int:
 
     contract = load_contracts([args.contract])[0]
     lines = []
-    for page in page_paths(args.pages):
+    pages = page_paths(args.pages)
+    meter = Meter("contract execute", total=len(pages), report=terminal_report())
+    for page in pages:
         run = execute_contract(Path(page).read_text(encoding="utf-8", errors="replace"), contract, EvalConfig(),
                                share_prefixes=not args.no_share)
         lines.append({"task_id": contract["task"]["id"], "page": page, **run.to_dict()})
         s = run.score
-        print(f"{page}: T={s.transition_validity} Re={s.req_explicit} Ri={s.req_implicit} r_web={s.reward}", file=sys.stderr)
+        meter.advance(1, f"{page}: T={s.transition_validity} Re={s.req_explicit} Ri={s.req_implicit} r_web={s.reward}")
     if args.out:
         write_lines(Path(args.out), lines)
     else:
@@ -123,11 +126,12 @@ def _validate(args) -> int:
     refs, unclaimed = references_by_task(args.refs, ids)
     rules = FilterConfig(min_references=args.min_refs, min_transition_validity=args.min_t)
     kept, dropped = [], []
+    meter = Meter("contract validate", total=len(contracts), unit="contracts", report=terminal_report())
     for contract in contracts:
         tid = str((contract.get("task") or {}).get("id", ""))
         verdict = filter_contract(contract, refs.get(tid, []), EvalConfig(), rules)
         (kept if verdict.kept else dropped).append((contract, verdict))
-        print(f"{tid}: {'kept' if verdict.kept else 'dropped (' + verdict.reason + ')'}: {verdict.detail}", file=sys.stderr)
+        meter.advance(1, f"{tid}: {'kept' if verdict.kept else 'dropped (' + verdict.reason + ')'}: {verdict.detail}")
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
     write_lines(out / "contracts.jsonl", [c for c, _ in kept])
@@ -153,6 +157,7 @@ def _build(args) -> int:
     settings = settings_from_args(args)
     params = {**BUILD_PARAMS, **({"max_tokens": settings.max_tokens} if settings.max_tokens else {})}
     model = ContractModel(settings.client(args.model), ResponseCache(out / "cache"), params)
-    summary = build_contracts(tasks_from(args.prompts, args.family), model, out, workers=settings.workers)
+    summary = build_contracts(tasks_from(args.prompts, args.family), model, out, workers=settings.workers,
+                              report=terminal_report())
     print(json.dumps(summary, indent=2))
     return 0

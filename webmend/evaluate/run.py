@@ -13,13 +13,14 @@ import logging
 import os
 import time
 from pathlib import Path
-from typing import Callable, Iterable, Iterator
+from typing import Iterable, Iterator
 
 from webmend.config import EvalConfig
 from webmend.evaluate.inputs import RawInput, match_item
 from webmend.evaluate.summary import summarize
 from webmend.stage import executors
 from webmend.stage.batches import Batch
+from webmend.stage.progress import Meter
 from webmend.stage.run import InOrder, run_stage
 
 log = logging.getLogger(__name__)
@@ -84,8 +85,13 @@ def _evaluate_batch(batch: Batch) -> list[dict]:
     return [_evaluate_one(raw) for raw in batch.items]
 
 
+def describe_records(records: list[dict]) -> str:
+    """What a progress line says of evaluated pages: 'ID: STATUS score=TOTAL'."""
+    return "; ".join(f"{r['id']}: {r['status']} score={r['score']['total'] if r['score'] else '-'}" for r in records)
+
+
 def _append_records(inputs: Iterator[RawInput], start: int, workers: int, cfg: EvalConfig, items: dict, out: Path,
-                    fh, progress: Callable[[dict], None] | None) -> None:
+                    fh, meter: Meter | None) -> None:
     """Evaluate each input (one batch each) on this process or a pool of `workers` processes, each
     with its own warm Chromium, and append the records in input order as they come."""
 
@@ -93,8 +99,6 @@ def _append_records(inputs: Iterator[RawInput], start: int, workers: int, cfg: E
         for rec in records:
             fh.write(json.dumps(rec, sort_keys=True) + "\n")
             fh.flush()
-            if progress:
-                progress(rec)
 
     # Keyed by position: results.jsonl resumes by counting its complete records.
     batches = (Batch(n, str(n), (raw,)) for n, raw in enumerate(inputs, start))
@@ -102,7 +106,8 @@ def _append_records(inputs: Iterator[RawInput], start: int, workers: int, cfg: E
         with executors.local(workers, _init_worker, (cfg.model_dump_json(), items, str(out))) as ex:
             # A window at a time, so a huge input stream is never held in memory.
             report = run_stage(batches, submit=lambda b: ex.submit(_evaluate_batch, b), completed=ex.completed,
-                               commit=InOrder(append, start), max_in_flight=max(1, workers) * 4, max_resubmits=0)
+                               commit=InOrder(append, start), max_in_flight=max(1, workers) * 4, max_resubmits=0,
+                               meter=meter, describe=describe_records)
     finally:
         if "worker" in _state:  # the in-process browser (workers <= 1); pool processes take theirs along
             _state.pop("worker").close()
@@ -117,8 +122,9 @@ def run_evaluation(
     cfg: EvalConfig,
     out_dir: str | Path,
     workers: int = 1,
-    progress: Callable[[dict], None] | None = None,
+    meter: Meter | None = None,
 ) -> dict:
+    """meter: progress (the inputs a crashed run already evaluated count as resumed)."""
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
     results_path = out / RESULTS
@@ -126,9 +132,11 @@ def run_evaluation(
     done = completed_records(results_path, cfg.config_hash())
     if done:
         log.info("resuming: %d records already in %s", done, results_path)
+    if meter:
+        meter.skip(done)
     pending = itertools.islice(iter(inputs), done, None)
     with open(results_path, "a", encoding="utf-8") as fh:
-        _append_records(pending, done, workers, cfg, items, out, fh, progress)
+        _append_records(pending, done, workers, cfg, items, out, fh, meter)
     summary = summarize(iter_records(results_path), cfg, time.perf_counter() - started)
     write_json_atomic(out / SUMMARY, summary)
     return summary

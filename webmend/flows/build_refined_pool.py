@@ -29,6 +29,9 @@ from webmend.llm.settings import GenerationSettings, add_settings_arguments, set
 from webmend.pool.batches import DEFAULT_BATCH_SIZE
 from webmend.pool.inputs import items_from_prompts
 from webmend.pool.stages import pool_stages
+from webmend.evaluate.run import describe_records
+from webmend.repair.run import describe_repairs
+from webmend.stage.progress import Meter, line_report
 from webmend.stage.run import run_stage
 from webmend.schemas.corpus import ROUTES
 from webmend.schemas.vocab import STATES
@@ -192,6 +195,7 @@ def _evaluate(runner, plan, cfg, data_root: str, replace: bool) -> list:
         completed=as_completed,
         commit=lambda batch, records: tasks.write_traces(batch, records, data_root, plan.run_id, plan.config_hash,
                                                          replace, cfg.min_page_chars),
+        meter=_meter("evaluate", plan.pending), describe=describe_records,
     ).failures
 
 
@@ -230,7 +234,13 @@ def _repair(runner, r: _Repairing, data_root: str, replace: bool) -> list:
             "batch": batch, "rcfg_json": r.rcfg_json, "data_root": data_root, "model": r.model}),
         completed=as_completed,
         commit=lambda batch, results: tasks.write_repair_traces(batch, results, data_root, r.run_id, replace),
+        meter=_meter("repair", r.plan.pending), describe=describe_repairs,
     ).failures
+
+
+def _meter(stage: str, batches) -> Meter:
+    # Plain lines: the flow prints into its run log (log_prints), not onto a terminal.
+    return Meter(stage, total=sum(len(b.items) for b in batches), report=line_report(sys.stdout))
 
 
 def _raise_failures(what: str, failed: list) -> None:

@@ -7,15 +7,14 @@ together with --no-llm) exit with status 2 and one line saying what is wrong.
 from __future__ import annotations
 
 import argparse
-import itertools
 import json
 import sys
-import time
 from collections.abc import Callable
 from pathlib import Path
 
 from webmend.config import RepairConfig, load_model_config
 from webmend.evaluate.inputs import iter_pages, iter_responses, load_items, match_item
+from webmend.stage.progress import Meter, terminal_report
 
 DEFAULT_OUT = "out/repair"
 
@@ -100,8 +99,8 @@ def run_repair_command(args: argparse.Namespace, attach_contracts: Callable[[dic
         print(f"webmend repair: {exc}", file=sys.stderr)
         return 2
     summary = run_repair(inputs, items, evaluations, rcfg, out, model=spec, workers=max(1, args.workers),
-                         progress=_progress(len(inputs)), data_root=args.data_root, judge=judge,
-                         frames_from=args.from_dir)
+                         meter=Meter("repair", total=len(inputs), report=terminal_report()), data_root=args.data_root,
+                         judge=judge, frames_from=args.from_dir)
     from webmend.repair.report import write_report
 
     write_report(out)
@@ -109,18 +108,3 @@ def run_repair_command(args: argparse.Namespace, attach_contracts: Callable[[dic
     print(json.dumps({k: summary[k] for k in keys}, indent=2))
     print(f"repairs: {out / 'repairs.jsonl'}; report: {out / 'report.html'}", file=sys.stderr)
     return 0
-
-
-def _progress(total: int):
-    count = itertools.count(1)
-    started = time.perf_counter()
-
-    def show(rec: dict) -> None:
-        n = next(count)
-        accepted = sum(1 for a in rec["attempts"] if a["accepted"])
-        rate = n / max(1e-9, time.perf_counter() - started) * 60
-        print(f"[{n}/{total}] {rec['id']}: {rec['original_score']} -> {rec['final_score']} "
-              f"({rec['original_state']} -> {rec['final_state']}), {rec['rounds']} rounds, {accepted} accepted, "
-              f"stop {rec['stop_reason']} ({rate:.1f} pages/min)", file=sys.stderr, flush=True)
-
-    return show

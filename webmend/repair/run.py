@@ -15,7 +15,7 @@ import re
 import time
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable, Iterable
+from typing import Iterable
 
 from webmend.config import RepairConfig
 from webmend.evaluate.inputs import RawInput, match_item
@@ -27,6 +27,7 @@ from webmend.schemas.hashing import sha256_hex
 from webmend.schemas.repair import RepairRecord
 from webmend.stage import executors
 from webmend.stage.batches import Batch
+from webmend.stage.progress import Meter
 from webmend.stage.run import InOrder, run_stage
 from webmend.store import make_key
 
@@ -142,11 +143,20 @@ def repair_input(raw: RawInput, *, rcfg: RepairConfig, items: dict, evaluations:
     return RepairRecord.model_validate(record).model_dump(mode="json"), pages
 
 
+def describe_repairs(results: list[tuple[dict, dict]]) -> str:
+    """What a progress line says of repaired pages: scores and bands before and after, rounds, stop reason."""
+    return "; ".join(
+        f"{r['id']}: {r['original_score']} -> {r['final_score']} ({r['original_state']} -> {r['final_state']}), "
+        f"{r['rounds']} rounds, {sum(1 for a in r['attempts'] if a['accepted'])} accepted, stop {r['stop_reason']}"
+        for r, _ in results)
+
+
 def run_repair(inputs: Iterable[RawInput], items: dict, evaluations: dict, rcfg: RepairConfig, out_dir: str | Path,
                model: ModelSpec | None = None, workers: int = 1,
-               progress: Callable[[dict], None] | None = None, data_root: str | None = None,
+               meter: Meter | None = None, data_root: str | None = None,
                judge: ModelSpec | None = None, frames_from: str | None = None) -> dict:
-    """data_root: also write the repair_attempts and checkpoints tables there (one key per page)."""
+    """data_root: also write the repair_attempts and checkpoints tables there (one key per page);
+    meter: progress (pages a crashed run already repaired count as resumed)."""
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
     path = out / REPAIRS
@@ -156,6 +166,8 @@ def run_repair(inputs: Iterable[RawInput], items: dict, evaluations: dict, rcfg:
     done = completed_records(path, config_hash)
     if done:
         log.info("resuming: %d repair records already in %s", done, path)
+    if meter:
+        meter.skip(done)
     pending = itertools.islice(iter(inputs), done, None)
     with open(path, "a", encoding="utf-8") as fh:
         def append(batch: Batch, results: list[tuple[dict, dict]]) -> None:
@@ -165,15 +177,14 @@ def run_repair(inputs: Iterable[RawInput], items: dict, evaluations: dict, rcfg:
                                                                             rec["config_hash"]), run_id=run_id)
                 fh.write(json.dumps(rec, sort_keys=True) + "\n")
                 fh.flush()
-                if progress:
-                    progress(rec)
 
         batches = (Batch(n, str(n), (raw,)) for n, raw in enumerate(pending, done))
         args = (rcfg.model_dump_json(), items, evaluations, str(out), model, judge, frames_from)
         try:
             with executors.local(workers, _init_worker, args) as ex:
                 report = run_stage(batches, submit=lambda b: ex.submit(_repair_batch, b), completed=ex.completed,
-                                   commit=InOrder(append, done), max_in_flight=max(1, workers) * 2, max_resubmits=0)
+                                   commit=InOrder(append, done), max_in_flight=max(1, workers) * 2, max_resubmits=0,
+                                   meter=meter, describe=describe_repairs)
         finally:
             if "worker" in _state:
                 _state.pop("worker").close()

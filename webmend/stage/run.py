@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 from typing import Callable, Iterable, Iterator
 
 from webmend.stage.batches import Batch
+from webmend.stage.progress import Meter
 
 log = logging.getLogger(__name__)
 
@@ -45,7 +46,8 @@ class StageReport:
 def run_stage(batches: Iterable[Batch], *, submit: Callable[[Batch], object],
               completed: Callable[[list], Iterable], commit: Callable[[Batch, list], object],
               is_committed: Callable[[Batch], bool] = lambda batch: False, max_resubmits: int = 2,
-              max_in_flight: int | None = None, progress: Callable[[Batch, list], None] | None = None) -> StageReport:
+              max_in_flight: int | None = None, meter: Meter | None = None,
+              describe: Callable[[list], str] | None = None) -> StageReport:
     """Run every uncommitted batch (a sequence, or a stream read as it goes) through `submit` (returns a future with .result()) and commit each
     one as it completes. `completed(futures)` yields futures as they finish (e.g.
     concurrent.futures.as_completed, distributed.as_completed, prefect.futures.as_completed).
@@ -55,10 +57,12 @@ def run_stage(batches: Iterable[Batch], *, submit: Callable[[Batch], object],
     died more often than the cluster reschedules on its own) is submitted again, up to
     `max_resubmits` times; other failures are not retried. Failed batches are reported with their
     errors: the caller decides how the run ends, after every other batch was committed.
+    `meter` counts each batch's items as it is committed (skipped ones as resumed) and reports
+    `describe(rows)` with them.
     """
     report = StageReport()
     c = report.counters
-    todo: Iterator[Batch] = _uncommitted(batches, is_committed, c)
+    todo: Iterator[Batch] = _uncommitted(batches, is_committed, c, meter)
     attempts: dict[str, int] = {}
     window = max_in_flight or 1 << 62
     while True:
@@ -80,19 +84,22 @@ def run_stage(batches: Iterable[Batch], *, submit: Callable[[Batch], object],
             commit(batch, rows)
             c.committed += 1
             c.rows += len(rows)
-            if progress:
-                progress(batch, rows)
+            if meter:
+                meter.advance(len(batch.items), describe(rows) if describe else "")
         if not retry:
             break
         todo = iter(sorted(retry, key=lambda b: b.index))
     return report
 
 
-def _uncommitted(batches: Iterable[Batch], is_committed: Callable[[Batch], bool], c: Counters) -> Iterator[Batch]:
+def _uncommitted(batches: Iterable[Batch], is_committed: Callable[[Batch], bool], c: Counters,
+                 meter: Meter | None) -> Iterator[Batch]:
     for batch in batches:
         c.batches += 1
         if is_committed(batch):
             c.skipped += 1
+            if meter:
+                meter.skip(len(batch.items))
         else:
             yield batch
 
