@@ -99,7 +99,8 @@ def cmd_evaluate(args) -> int:
     from webmend.evaluate.run import RESULTS, iter_records, run_evaluation
     from webmend.evaluate.traces import write_results_traces
     from webmend.evaluate.inputs import match_item
-    from webmend.pool.batches import batch_hash, input_hash
+    from webmend.evaluate.inputs import input_hash
+    from webmend.pool.batches import batch_hash
     from webmend.stage.progress import Meter, terminal_report
 
     if not args.pages and not args.responses:

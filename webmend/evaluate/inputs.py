@@ -12,6 +12,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Iterable, Iterator
 
+from webmend.schemas.hashing import sha256_hex
+
 log = logging.getLogger(__name__)
 
 HTML_SUFFIXES = (".html", ".htm")
@@ -26,6 +28,13 @@ class RawInput:
     raw: bytes | str | None
     reject: tuple[str, str] | None = None  # (status, reason) when the input itself is unusable
     prompt: str | None = None
+
+
+def input_hash(raw: RawInput) -> str:
+    """sha256 of the input as given; an unusable input (no content) hashes its identity and reason."""
+    if raw.raw is not None:
+        return sha256_hex(raw.raw)
+    return sha256_hex(f"unusable\x1f{raw.id}\x1f{raw.source}\x1f{raw.reject}")
 
 
 def _page_files(path: Path) -> Iterator[tuple[str, Path]]:

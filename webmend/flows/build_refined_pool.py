@@ -233,7 +233,8 @@ def _repair(runner, r: _Repairing, data_root: str, replace: bool) -> list:
         submit=lambda batch: runner.submit(tasks.repair_batch, parameters={
             "batch": batch, "rcfg_json": r.rcfg_json, "data_root": data_root, "model": r.model}),
         completed=as_completed,
-        commit=lambda batch, results: tasks.write_repair_traces(batch, results, data_root, r.run_id, replace),
+        commit=lambda batch, results: tasks.write_repair_traces(batch, results, data_root, r.run_id,
+                                                                r.plan.run_hash, replace),
         meter=_meter("repair", r.plan.pending), describe=describe_repairs,
     ).failures
 

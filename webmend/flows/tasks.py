@@ -95,8 +95,9 @@ def repair_batch(batch: core.Batch, rcfg_json: str, data_root: str,
 
 @task(name="write-repair-traces", task_run_name="write-repair-traces-{batch.index}", cache_policy=NO_CACHE,
       retries=3, retry_delay_seconds=1, retry_condition_fn=infrastructure_only)
-def write_repair_traces(batch: core.Batch, results: list, data_root: str, run_id: str, replace: bool = False) -> str:
-    return pool_repair.write_repair_batch(batch, results, data_root, run_id, replace)
+def write_repair_traces(batch: core.Batch, results: list, data_root: str, run_id: str, run_hash: str,
+                        replace: bool = False) -> list[str]:
+    return pool_repair.write_repair_batch(batch, results, data_root, run_id, run_hash, replace)
 
 
 @task(name="summarize-repair", cache_policy=NO_CACHE)

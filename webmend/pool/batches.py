@@ -17,7 +17,7 @@ from typing import Iterable, Sequence
 
 from webmend.config import EvalConfig
 from webmend.evaluate import traces
-from webmend.evaluate.inputs import RawInput, iter_pages, iter_responses, load_items, match_item
+from webmend.evaluate.inputs import RawInput, input_hash, iter_pages, iter_responses, load_items, match_item
 from webmend.schemas.hashing import sha256_hex
 from webmend.stage.batches import Batch, cut
 from webmend.store import DataRoot, make_key
@@ -51,13 +51,6 @@ class Plan:
     @property
     def keys(self) -> list[str]:
         return [b.key for b in self.batches]
-
-
-def input_hash(raw: RawInput) -> str:
-    """sha256 of the input as given; an unusable input (no content) hashes its identity and reason."""
-    if raw.raw is not None:
-        return sha256_hex(raw.raw)
-    return sha256_hex(f"unusable\x1f{raw.id}\x1f{raw.source}\x1f{raw.reject}")
 
 
 def batch_hash(content_hash: str, item: dict | None) -> str:

@@ -1,9 +1,10 @@
-"""build-refined-pool's repair stage without Prefect: plan keyed repair batches, read the stored
+"""build-refined-pool's repair stage without Prefect: plan repair batches, read the stored
 evaluations of a batch back from the data root, repair it on this process's warm browser.
 
-A repair batch holds the pages of one evaluation batch and is keyed by that batch's key and the
-repair run hash, so a rerun skips every batch whose `checkpoints` file is committed (the same
-resume rule as evaluation). The originals' verdicts are the stored rows, never a new evaluation.
+A repair batch holds the pages of one evaluation batch. Each page's rows are written under its
+own key (`traces.page_key`: id, input hash, repair run hash), the key `webmend repair --data-root`
+writes too, so a page repaired by either is stored once and a rerun repairs only the pages with no
+committed `checkpoints` file. The originals' verdicts are the stored rows, never a new evaluation.
 """
 
 from __future__ import annotations
@@ -18,7 +19,7 @@ from webmend.config import RepairConfig
 from webmend.repair.run import ModelSpec, build_model, repair_input, run_hash
 from webmend.repair.report import funnel_markdown
 from webmend.repair.summary import mean, transitions
-from webmend.repair.traces import SPEC, TABLES, write_repair_traces
+from webmend.repair.traces import SPEC, TABLES, page_key, write_repair_traces
 from webmend.schemas.vocab import DIMENSIONS
 from webmend.stage.batches import Batch
 from webmend.store import DataRoot, make_key
@@ -32,21 +33,35 @@ STAGE = "repair"
 class RepairPlan:
     run_hash: str
     batches: tuple[Batch, ...]  # one per evaluation batch: (evaluation key, page jobs)
-    pending: tuple[Batch, ...]
+    pending: tuple[Batch, ...]  # the same batches with only the pages not repaired yet
 
     @property
     def keys(self) -> list[str]:
-        return [b.key for b in self.batches]
+        """Every key the plan's rows are under: each page's, and each batch's (where flows before
+        per-page keys wrote a whole batch)."""
+        return [*(self.page_key(job) for b in self.batches for _, job in b.items), *(b.key for b in self.batches)]
+
+    def page_key(self, job) -> str:
+        return page_key(job.raw.id, job.content_hash, self.run_hash)
 
 
 def plan_repair(root: str, eval_batches, rcfg: RepairConfig, model: str | None, replace: bool = False) -> RepairPlan:
     """Repair batches mirroring the evaluation batches; items are (evaluation key, PageJob)."""
     data = DataRoot(root)
-    rh = run_hash(rcfg, model)
-    batches = [Batch(b.index, make_key(STAGE, b.key, rh), tuple((b.key, job) for job in b.items)) for b in eval_batches]
-    pending = [b for b in batches if replace or not data.exists(TABLES[-1], b.key)]
-    log.info("repair: %d batches, %d already committed", len(batches), len(batches) - len(pending))
-    return RepairPlan(rh, tuple(batches), tuple(pending))
+    plan = RepairPlan(run_hash(rcfg, model), tuple(
+        Batch(b.index, make_key(STAGE, b.key, run_hash(rcfg, model)), tuple((b.key, job) for job in b.items))
+        for b in eval_batches), ())
+    pending = []
+    for batch in plan.batches:
+        if not replace and data.exists(TABLES[-1], batch.key):
+            continue  # written whole by a flow from before per-page keys
+        todo = tuple(item for item in batch.items if replace or not data.exists(TABLES[-1], plan.page_key(item[1])))
+        if todo:
+            pending.append(Batch(batch.index, batch.key, todo))
+    pages = sum(len(b.items) for b in plan.batches)
+    log.info("repair: %d pages in %d batches, %d already repaired", pages, len(plan.batches),
+             pages - sum(len(b.items) for b in pending))
+    return RepairPlan(plan.run_hash, plan.batches, tuple(pending))
 
 
 def stored_records(root: DataRoot, eval_key: str) -> dict[str, dict]:
@@ -114,11 +129,15 @@ def repair_batch(batch: Batch, rcfg: RepairConfig, data_root: str, model: ModelS
 
 
 def write_repair_batch(batch: Batch, results: list[tuple[dict, dict]], data_root: str, run_id: str,
-                       replace: bool = False) -> str:
+                       run_hash: str, replace: bool = False) -> list[str]:
+    """Each page's rows under its own key (`traces.page_key`); returns the checkpoints files."""
     if [r["id"] for r, _ in results] != [job.raw.id for _, job in batch.items]:
         raise ValueError(f"repair batch {batch.index}: records do not match its inputs")
-    write_repair_traces(results, data_root, batch.key, run_id=run_id, replace=replace)
-    return DataRoot(data_root).file_url(TABLES[-1], batch.key)
+    root = DataRoot(data_root)
+    keys = [page_key(job.raw.id, job.content_hash, run_hash) for _, job in batch.items]
+    for key, result in zip(keys, results):
+        write_repair_traces([result], root, key, run_id=run_id, replace=replace)
+    return [root.file_url(TABLES[-1], key) for key in keys]
 
 
 def summarize_repair(data_root: str, keys: list[str]) -> dict:

@@ -18,11 +18,11 @@ from pathlib import Path
 from typing import Iterable
 
 from webmend.config import RepairConfig
-from webmend.evaluate.inputs import RawInput, match_item
+from webmend.evaluate.inputs import RawInput, input_hash, match_item
 from webmend.evaluate.run import RESULTS, completed_records, iter_records, write_json_atomic, write_text_atomic
 from webmend.extract import extract_page
 from webmend.repair.summary import summarize_repairs
-from webmend.repair.traces import write_repair_traces
+from webmend.repair.traces import page_key, write_repair_traces
 from webmend.schemas.hashing import sha256_hex
 from webmend.schemas.repair import RepairRecord
 from webmend.stage import executors
@@ -171,10 +171,10 @@ def run_repair(inputs: Iterable[RawInput], items: dict, evaluations: dict, rcfg:
     pending = itertools.islice(iter(inputs), done, None)
     with open(path, "a", encoding="utf-8") as fh:
         def append(batch: Batch, results: list[tuple[dict, dict]]) -> None:
-            for rec, pages in results:
+            for raw, (rec, pages) in zip(batch.items, results):
                 if data_root is not None:
-                    write_repair_traces([(rec, pages)], data_root, make_key("repair", rec["original_hash"],
-                                                                            rec["config_hash"]), run_id=run_id)
+                    write_repair_traces([(rec, pages)], data_root, page_key(raw.id, input_hash(raw), config_hash),
+                                        run_id=run_id)
                 fh.write(json.dumps(rec, sort_keys=True) + "\n")
                 fh.flush()
 

@@ -11,7 +11,7 @@ import json
 
 from webmend.schemas.vocab import SCORE_FIELDS
 from webmend.stage.spec import Read, StageSpec
-from webmend.store import DataRoot
+from webmend.store import DataRoot, make_key
 
 TABLES = ("repair_attempts", "checkpoints")  # written in this order: the last marks the batch done
 # The originals' stored verdicts it starts from (pool/repair.stored_records reads exactly these).
@@ -25,6 +25,13 @@ SPEC = StageSpec("repair", "repair pages below High; keep regression-free checkp
                               "req_implicit", "reward", "documents", "transitions_run", "elapsed_s", "error", "labels",
                               "requirements", "unmet", "transitions")),
 ))
+
+
+def page_key(page_id: str, input_hash: str, run_hash: str) -> str:
+    """The file key of one page's repair rows: its id, its input's hash and the repair run's hash.
+    `webmend repair --data-root` and the flow name a page's repair alike, so whichever ran first
+    stores it and the other finds it there."""
+    return make_key("repair", page_id, input_hash, run_hash)
 
 
 def attempt_rows(record: dict, pages: dict[str, str] | None = None) -> list[dict]:
