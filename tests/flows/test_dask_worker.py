@@ -11,6 +11,7 @@ from conftest import FIXTURES
 from distributed import Client, LocalCluster
 from flow_fixtures import chromium_under
 
+from webmend.browser.worker import close_browsers
 from webmend.config import EvalConfig
 from webmend.flows import dask_worker, tasks
 from webmend.pool import batches
@@ -70,11 +71,11 @@ def test_close_browsers_closes_them_and_a_later_batch_starts_afresh():
         assert batches.evaluate_batch(batch, EvalConfig())[0]["status"] == "ok"
         browsers = chromium_under(me, before)
         assert browsers
-        assert batches.close_browsers() == 1
+        assert close_browsers() == 1
         assert not any(p.is_running() and p.status() != psutil.STATUS_ZOMBIE for p in browsers)
         assert batches.evaluate_batch(batch, EvalConfig())[0]["status"] == "ok"  # a fresh browser
     finally:
-        batches.close_browsers()
+        close_browsers()
     assert chromium_under(me, before) == []
 
 

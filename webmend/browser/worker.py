@@ -12,7 +12,9 @@ import concurrent.futures
 import logging
 import threading
 import weakref
+from contextlib import contextmanager
 from importlib.metadata import version
+from typing import Iterator
 
 from playwright.async_api import async_playwright
 
@@ -172,3 +174,32 @@ def get_worker(cfg: EvalConfig) -> BrowserWorker:
     if worker is None or worker.closed:
         worker = _WORKERS[key] = BrowserWorker(cfg)
     return worker
+
+
+@contextmanager
+def closing_new_browsers() -> Iterator[None]:
+    """Close, when the block ends, the warm browsers it started in this process (a browser that was
+    warm before it, say a caller's, stays): for a run whose pages go through `get_worker` here."""
+    before = dict(_WORKERS)
+    try:
+        yield
+    finally:
+        for key, worker in list(_WORKERS.items()):
+            if before.get(key) is not worker:
+                del _WORKERS[key]
+                worker.close()
+
+
+def close_browsers() -> int:
+    """Close this process's warm browsers (Chromium and its Playwright driver); returns how many.
+
+    For a process that is done with its pages but lives on (a Dask worker shutting down, a
+    training run between reward steps): without it the process keeps, or exits under, a live
+    driver whose Chromium lingers, orphaned. The workers are forgotten first, so a later page in
+    this process launches afresh.
+    """
+    open_workers = list(_WORKERS.values())
+    _WORKERS.clear()
+    for worker in open_workers:
+        worker.close()  # logs and carries on if the browser is already gone
+    return len(open_workers)

@@ -16,12 +16,10 @@ from pathlib import Path
 from webmend.schemas.contract import Contract, contract_hash
 from webmend.stage.progress import Meter, Report, log_report
 from webmend.stage.spec import StageSpec
-from webmend.store import DataRoot, make_key
+from webmend.store import DataRoot, layout, make_key
 
 log = logging.getLogger(__name__)
 
-CONTRACTS_DIR = "_contracts"  # under a data root: one folder per contract build (KEY/)
-CACHE_DIR = "cache/contracts"
 STAGE = "contracts"
 SPEC = StageSpec(STAGE, "build a checked interaction contract per task without test cases", writes=("contracts",))
 
@@ -73,11 +71,12 @@ def contract_stage(data_root: str, tasks: list[dict], model: str, client, replac
     root = DataRoot(data_root)
     key = make_key(STAGE, *(f"{t['id']}\x1f{t['prompt']}\x1f{t.get('family')}" for t in tasks), model,
                    json.dumps(BUILD_PARAMS, sort_keys=True))
-    out = Path(root.path) / CONTRACTS_DIR / key
+    out = layout.local_dir(root, layout.CONTRACT_BUILDS) / key
     if not replace and (out / "summary.json").is_file():
         log.info("contracts %s committed before: no calls", key)
         return ContractOutcome(key, str(out / "contracts.jsonl"), json.loads((out / "summary.json").read_text()), False)
-    summary = build_contracts(tasks, ContractModel(client, ResponseCache(Path(root.path) / CACHE_DIR)), out)
+    cache = ResponseCache(layout.local_dir(root, layout.cache_path("contracts")))
+    summary = build_contracts(tasks, ContractModel(client, cache), out)
     rows = [contract_row(json.loads(line), run_id=f"contracts-{key[:12]}", config_hash=make_key(STAGE, model))
             for line in (out / "contracts.jsonl").read_text(encoding="utf-8").splitlines() if line.strip()]
     root.write("contracts", rows, key=key, mode="replace")

@@ -9,7 +9,7 @@ import traceback
 from importlib.metadata import version
 from pathlib import Path
 
-from webmend.browser.worker import BrowserWorker
+from webmend.browser.worker import BrowserWorker, get_worker
 from webmend.config import EvalConfig
 from webmend.evaluate.experience.summary import trace_summary
 from webmend.evaluate.inputs import RawInput
@@ -19,6 +19,7 @@ from webmend.evaluate.scoring import SCORED_STATUSES, SCORING_VERSION, apply_jud
 from webmend.extract import extract_page
 from webmend.schemas.hashing import sha256_hex
 from webmend.schemas.results import ResultRecord
+from webmend.store import layout
 
 log = logging.getLogger(__name__)
 
@@ -46,6 +47,18 @@ def _item_meta(item: dict | None) -> dict | None:
     if item is None:
         return None
     return {k: item.get(k) for k in ("category", "sub_type", "difficulty", "has_interaction")}
+
+
+def evaluate_jobs(jobs, cfg_json: str, out_dir: str | None = None) -> list[dict]:
+    """The records of (RawInput, item) pairs, in order, on this process's warm browser (started by
+    the first batch a process runs and kept for the next: a pool process, a Dask worker). The one
+    batch function every driver submits: `webmend evaluate`, the flow and the RL reward. The config
+    travels as JSON (Prefect turns pydantic task parameters into dicts). Keyframes go under
+    `out_dir`/keyframes/ when given."""
+    cfg = EvalConfig.model_validate_json(cfg_json)
+    worker = get_worker(cfg)
+    worker.ensure_started()  # every record, rejects included, names the browser version
+    return [evaluate_input(raw, item, cfg, worker, out_dir) for raw, item in jobs]
 
 
 def evaluate_input(raw: RawInput, item: dict | None, cfg: EvalConfig, worker: BrowserWorker,
@@ -133,7 +146,7 @@ def store_keyframes(refs: list[dict], frames: list, dest: str | Path | None) -> 
     for ref, frame in zip(refs, frames):
         name = None
         if dest is not None:
-            name = f"keyframes/{sha256_hex(frame.png)[:24]}.png"
+            name = f"{layout.KEYFRAMES}/{sha256_hex(frame.png)[:24]}.png"
             _put_once(str(dest), name, frame.png)
         out.append({**ref, "file": name})
     return out

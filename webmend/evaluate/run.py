@@ -28,25 +28,6 @@ log = logging.getLogger(__name__)
 RESULTS = "results.jsonl"
 SUMMARY = "summary.json"
 
-_state: dict = {}
-
-
-def _init_worker(cfg_json: str, items: dict, out_dir: str | None = None) -> None:
-    from webmend.browser.worker import get_worker
-
-    cfg = EvalConfig.model_validate_json(cfg_json)
-    worker = get_worker(cfg)
-    worker.ensure_started()  # every record, rejects included, names the browser version
-    _state.update(cfg=cfg, items=items, worker=worker, out_dir=Path(out_dir) if out_dir else None)
-
-
-def _evaluate_one(raw: RawInput) -> dict:
-    from webmend.evaluate.records import evaluate_input
-
-    item = match_item(_state["items"], raw.id)
-    return evaluate_input(raw, item, _state["cfg"], _state["worker"], _state.get("out_dir"))
-
-
 def completed_records(path: Path, config_hash: str) -> int:
     """Count complete records from an earlier run with the same config, streaming the file.
 
@@ -81,10 +62,6 @@ def iter_records(path: Path) -> Iterator[dict]:
                 yield json.loads(line)
 
 
-def _evaluate_batch(batch: Batch) -> list[dict]:
-    return [_evaluate_one(raw) for raw in batch.items]
-
-
 def describe_records(records: list[dict]) -> str:
     """What a progress line says of evaluated pages: 'ID: STATUS score=TOTAL'."""
     return "; ".join(f"{r['id']}: {r['status']} score={r['score']['total'] if r['score'] else '-'}" for r in records)
@@ -100,17 +77,18 @@ def _append_records(inputs: Iterator[RawInput], start: int, workers: int, cfg: E
             fh.write(json.dumps(rec, sort_keys=True) + "\n")
             fh.flush()
 
+    from webmend.browser.worker import closing_new_browsers  # Playwright only where pages run
+    from webmend.evaluate.records import evaluate_jobs
+
     # Keyed by position: results.jsonl resumes by counting its complete records.
-    batches = (Batch(n, str(n), (raw,)) for n, raw in enumerate(inputs, start))
-    try:
-        with executors.local(workers, _init_worker, (cfg.model_dump_json(), items, str(out))) as ex:
-            # A window at a time, so a huge input stream is never held in memory.
-            report = run_stage(batches, submit=lambda b: ex.submit(_evaluate_batch, b), completed=ex.completed,
-                               commit=InOrder(append, start), max_in_flight=max(1, workers) * 4, max_resubmits=0,
-                               meter=meter, describe=describe_records)
-    finally:
-        if "worker" in _state:  # the in-process browser (workers <= 1); pool processes take theirs along
-            _state.pop("worker").close()
+    batches = (Batch(n, str(n), ((raw, match_item(items, raw.id)),)) for n, raw in enumerate(inputs, start))
+    cfg_json = cfg.model_dump_json()
+    # Pool processes take their browsers along when they exit; one started here is closed at the end.
+    with closing_new_browsers(), executors.local(workers) as ex:
+        # A window at a time, so a huge input stream is never held in memory.
+        report = run_stage(batches, submit=lambda b: ex.submit(evaluate_jobs, b.items, cfg_json, str(out)),
+                           completed=ex.completed, commit=InOrder(append, start), max_in_flight=max(1, workers) * 4,
+                           max_resubmits=0, meter=meter, describe=describe_records)
     if report.failures:
         batch, exc = report.failures[0]
         raise RuntimeError(f"input {batch.index} could not be evaluated; a rerun resumes there") from exc

@@ -29,7 +29,7 @@ from webmend.export.manifest import (DATASET_INFO, GATE_JSON, LATEST, MANIFEST, 
 from webmend.export.select import SPEC, Hygiene, Selection, select
 from webmend.export.stream import stream_rows
 from webmend.schemas.corpus import DATASET_COLUMNS, PREFERENCE, REJECTS_SCHEMA, SHAREGPT_TAGS, SFT_FORMATS
-from webmend.store import DataRoot, make_key
+from webmend.store import DataRoot, layout, make_key
 from webmend.store.duckdb_views import connect
 
 log = logging.getLogger(__name__)
@@ -56,7 +56,7 @@ class ExportOutcome:
 
 
 def default_out(data_root: str) -> str:
-    return f"{str(data_root).rstrip('/')}/corpus"
+    return layout.url_under(data_root, layout.CORPUS)
 
 
 def export_corpus(data_root: str, out: str | None = None, cfg: ExportConfig = ExportConfig(),

@@ -35,7 +35,7 @@ from webmend.stage.progress import Meter, line_report
 from webmend.stage.run import run_stage
 from webmend.schemas.corpus import ROUTES
 from webmend.schemas.vocab import STATES
-from webmend.store import DEFAULT_ROOT
+from webmend.store import DEFAULT_ROOT, layout
 from webmend.training.presets import PRESETS
 
 log = logging.getLogger(__name__)
@@ -222,7 +222,7 @@ def _plan_repair(plan, cfg, data_root: str, config: str | None, rounds: int, ban
         from webmend.llm.settings import GenerationSettings
 
         settings = GenerationSettings(max_cost=max_cost, workers=1)
-        spec = pool_repair.ModelSpec(model, settings.model_dump_json(), f"{data_root}/_repair/llm-cache")
+        spec = pool_repair.ModelSpec(model, settings.model_dump_json(), layout.url_under(data_root, layout.cache_path("repair")))
     rplan = pool_repair.plan_repair(data_root, plan.batches, rcfg, model, replace)
     return _Repairing(rplan, rcfg.model_dump_json(), spec, f"{plan.run_id}-repair-{rplan.run_hash[:8]}")
 

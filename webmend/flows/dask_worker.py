@@ -30,7 +30,7 @@ class CloseBrowsers(WorkerPlugin):
     name = PLUGIN_NAME
 
     async def teardown(self, worker) -> None:
-        from webmend.pool.batches import close_browsers
+        from webmend.browser.worker import close_browsers
 
         # Closing waits on the browser's own thread: keep the worker's event loop free meanwhile.
         closed = await asyncio.to_thread(close_browsers)
@@ -77,7 +77,7 @@ def running(runner: DaskTaskRunner) -> Iterator[DaskTaskRunner]:
 
 
 def _close_browsers_now(client: Client) -> None:
-    from webmend.pool.batches import close_browsers
+    from webmend.browser.worker import close_browsers
 
     try:
         client.run(close_browsers)

@@ -134,16 +134,11 @@ def evaluate_batch(batch: Batch, cfg: EvalConfig, keyframes_to: str | None = Non
 
     evaluate_input never raises for a page; what does raise here (no browser) is infrastructure.
     """
-    from webmend.browser.worker import get_worker  # Playwright only where pages are evaluated
-    from webmend.evaluate.records import evaluate_input
+    from webmend.evaluate.records import evaluate_jobs  # Playwright only where pages are evaluated
 
-    worker = get_worker(cfg)
-    worker.ensure_started()  # every record, rejects included, names the browser version
-    records = []
-    for job in batch.items:
-        record = evaluate_input(job.raw, job.item, cfg, worker, keyframes_to)
+    records = evaluate_jobs([(job.raw, job.item) for job in batch.items], cfg.model_dump_json(), keyframes_to)
+    for record, job in zip(records, batch.items):
         record["content_hash"] = job.content_hash  # ids may repeat across sources; the hash travels with the record
-        records.append(record)
     return records
 
 
@@ -156,20 +151,3 @@ def write_batch(batch: Batch, records: list[dict], root: str, run_id: str, confi
     traces.write_keyed(records, root, batch.key, run_id=run_id, config_hash=config_hash,
                        content_hashes=hashes_by_id(batch), replace=replace)
     return DataRoot(root).file_url("evaluations", batch.key)
-
-
-def close_browsers() -> int:
-    """Close this process's warm browsers (Chromium and its Playwright driver); returns how many.
-
-    Called when a Dask worker shuts down (webmend/flows/dask_worker.py): without it the worker
-    process exits under a live driver, and its Chromium lingers, orphaned, until the driver notices.
-    The workers are forgotten first, so a later batch in this process launches afresh.
-    """
-    from webmend.browser import worker as browser_worker
-
-    # browser/worker.py keeps one worker per launch config in _WORKERS and has no close-all call.
-    open_workers = list(browser_worker._WORKERS.values())
-    browser_worker._WORKERS.clear()
-    for worker in open_workers:
-        worker.close()  # logs and carries on if the browser is already gone
-    return len(open_workers)

@@ -25,13 +25,10 @@ from webmend.intake.output import kept_row, make_run_id, reject_row
 from webmend.intake.pipeline import Intake, IntakeResult, run_intake
 from webmend.llm.settings import GenerationSettings
 from webmend.schemas.hashing import sha256_hex
-from webmend.store import DataRoot, make_key
+from webmend.store import DataRoot, layout, make_key
 
 log = logging.getLogger(__name__)
 
-RESPONSES_DIR = "responses"
-CACHE_DIR = "cache/generate"
-INTAKE_CACHE_DIR = "cache/intake"
 
 
 @dataclass(frozen=True)
@@ -92,7 +89,7 @@ def intake_stage(data_root: str, inputs: Sequence[str], benchmarks: Sequence[str
     cfg = load_intake_config(config)
     root = local_root(data_root)
     decontaminator = Decontaminator(load_benchmarks(benchmarks), cfg.dedup, cfg.decontam) if benchmarks else None
-    llm = _intake_llm(Path(root.path) / INTAKE_CACHE_DIR, settings or GenerationSettings())
+    llm = _intake_llm(layout.local_dir(root, layout.cache_path("intake")), settings or GenerationSettings())
     classifier = llm(classify_model)  # also asked the policy question (docs/intake.md)
     intake = Intake(cfg, decontaminator=decontaminator, rewrite=llm(rewrite_model), classify_llm=classifier,
                     policy_llm=classifier)
@@ -154,7 +151,7 @@ def generation_stage(data_root: str, prompts: Sequence[PromptIn], model: str, sa
     root = local_root(data_root)
     cfg = GenerationConfig.from_settings(model, settings, samples, temperatures)
     key = generation_key(prompts, cfg.config_hash())
-    out = Path(root.path) / RESPONSES_DIR / key
+    out = layout.local_dir(root, layout.RESPONSES) / key
     saved = None if replace else generation_done(out)
     if saved is not None:
         log.info("generation %s committed before: no calls", key)
@@ -164,7 +161,7 @@ def generation_stage(data_root: str, prompts: Sequence[PromptIn], model: str, sa
     from webmend.llm.cache import ResponseCache
 
     summary = run_generation(list(prompts), cfg, settings.client(model), out,
-                             cache=ResponseCache(Path(root.path) / CACHE_DIR), data_root=root,
+                             cache=ResponseCache(layout.local_dir(root, layout.cache_path("generate"))), data_root=root,
                              run_id="gen-" + key[:12], workers=settings.workers)
     return GenerationOutcome(key, summary["responses"], summary, True)
 

@@ -22,7 +22,7 @@ from webmend.repair.summary import mean, transitions
 from webmend.repair.traces import SPEC, TABLES, page_key, write_repair_traces
 from webmend.schemas.vocab import DIMENSIONS
 from webmend.stage.batches import Batch
-from webmend.store import DataRoot, make_key
+from webmend.store import DataRoot, layout, make_key
 
 log = logging.getLogger(__name__)
 
@@ -114,7 +114,8 @@ def repair_batch(batch: Batch, rcfg: RepairConfig, data_root: str, model: ModelS
     from webmend.browser.worker import get_worker
 
     root = DataRoot(data_root)
-    out = Path(scratch or (f"{root.path}/_repair" if root.local else tempfile.mkdtemp(prefix="webmend-repair-")))
+    out = Path(scratch) if scratch else (layout.local_dir(root, layout.REPAIR_SCRATCH) if root.local
+                                         else Path(tempfile.mkdtemp(prefix="webmend-repair-")))
     worker = get_worker(rcfg.evaluation)
     worker.ensure_started()
     stored = stored_records(root, batch.items[0][0]) if batch.items else {}

@@ -2,24 +2,31 @@
 has one) runs every sampled page; rewards are cached by content hash, so a page seen before (a
 repeated sample, a resumed run) is not executed again.
 
-Pages run either here (a local pool of `workers` processes started per call, as `webmend
-evaluate`) or, given an executor (`webmend.stage.executors.dask`), in batches on Dask workers
-that keep one warm browser each across every update of the run."""
+Pages run through the stage driver in batches, either here (this process, or a local pool of
+`workers` processes started per call) or, given an executor (`webmend.stage.executors.dask`), on
+Dask workers that keep one warm browser each across every update of the run. Each batch's rewards
+are added to the cache as it completes, so a run killed mid-step executes only the pages whose
+rewards it had not stored."""
 
 from __future__ import annotations
 
 import json
+from contextlib import nullcontext
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
 from webmend.config import EvalConfig
-from webmend.evaluate.inputs import RawInput, iter_responses, match_item
-from webmend.evaluate.run import iter_records, run_evaluation
+from webmend.evaluate.inputs import RawInput, match_item
+from webmend.evaluate.run import describe_records
 from webmend.schemas.hashing import sha256_hex
+from webmend.stage import executors
 from webmend.stage.batches import Batch
+from webmend.stage.progress import Meter, log_report
 from webmend.stage.run import InOrder, run_stage
 
 DASK_BATCH = 4  # pages per Dask task: few enough to spread, enough to amortise a task's overhead
+SOURCE = "rl-sample"  # a reward page's RawInput.source: a sampled answer, not a file
+RESULTS = "eval/results.jsonl"  # under the step's work folder: every record executed, for inspection
 
 
 @dataclass(frozen=True)
@@ -80,7 +87,11 @@ class RewardCache:
         self.path = path
         self.entries: dict[str, PageReward] = {}
         if path.exists():
-            for line in path.read_text().splitlines():
+            text = path.read_text()
+            if text and not text.endswith("\n"):  # a line torn by a kill mid-write: its page runs again
+                text = text[:text.rfind("\n") + 1]
+                path.write_text(text)
+            for line in text.splitlines():
                 row = json.loads(line) if line.strip() else None
                 if row:
                     key = row.pop("hash")  # before PageReward(**row): an assignment evaluates its value first
@@ -97,38 +108,27 @@ class RewardCache:
             fh.write(json.dumps({"hash": key, **asdict(reward)}, sort_keys=True) + "\n")
 
 
-def evaluate_pages_on_worker(jobs: tuple, cfg_json: str, out_dir: str | None = None) -> list[dict]:
-    """A batch of (RawInput, item) on this process's warm browser (a Dask worker's); keyframes go
-    under out_dir/keyframes/ (a folder the caller can read: a local cluster, a shared file system)."""
-    from webmend.browser.worker import get_worker  # Playwright only where pages run
-    from webmend.evaluate.records import evaluate_input
-
-    cfg = EvalConfig.model_validate_json(cfg_json)
-    worker = get_worker(cfg)
-    return [evaluate_input(raw, item, cfg, worker, out_dir) for raw, item in jobs]
-
-
-def _evaluate(todo: dict[str, str], items: dict, cfg: EvalConfig, work: Path, workers: int, executor) -> list[dict]:
-    work.mkdir(parents=True, exist_ok=True)
-    answers = work / "answers.jsonl"
-    answers.write_text("".join(json.dumps({"id": k, "prompt": (match_item(items, k) or {}).get("prompt"),
-                                           "response": text}) + "\n" for k, text in todo.items()))
-    if executor is None:
-        run_evaluation(iter_responses(answers), items, cfg, work / "eval", workers=workers)
-        return list(iter_records(work / "eval" / "results.jsonl"))
-    jobs = [(RawInput(n, k, str(answers), text, None, (match_item(items, k) or {}).get("prompt")), match_item(items, k))
+def _evaluate(todo: dict[str, str], items: dict, cfg: EvalConfig, work: Path, workers: int, executor,
+              commit) -> None:
+    """Execute the pages of `todo` ({sample key: answer text}) through the stage driver, calling
+    `commit(records)` with each batch's records in sample order; keyframes go under WORK/eval/."""
+    frames = (work / "eval").resolve()
+    frames.mkdir(parents=True, exist_ok=True)
+    jobs = [(RawInput(n, k, SOURCE, text, None, (match_item(items, k) or {}).get("prompt")), match_item(items, k))
             for n, (k, text) in enumerate(todo.items())]
-    batches = [Batch(i, str(i), tuple(jobs[start:start + DASK_BATCH]))
-               for i, start in enumerate(range(0, len(jobs), DASK_BATCH))]
-    records: list[dict] = []
-    cfg_json, frames = cfg.model_dump_json(), str((work / "eval").resolve())
-    report = run_stage(batches, submit=lambda b: executor.submit(evaluate_pages_on_worker, b.items, cfg_json, frames),
-                       completed=executor.completed, commit=InOrder(lambda b, recs: records.extend(recs), 0))
+    size = DASK_BATCH if executor is not None else 1  # a local pool takes one page at a time, as `webmend evaluate`
+    batches = [Batch(i, str(i), tuple(jobs[start:start + size])) for i, start in enumerate(range(0, len(jobs), size))]
+    cfg_json = cfg.model_dump_json()
+    from webmend.browser.worker import closing_new_browsers  # Playwright only where pages run
+    from webmend.evaluate.records import evaluate_jobs
+
+    # Here: one browser for the call, closed after it; a pool's or Dask's workers keep theirs.
+    with closing_new_browsers(), nullcontext(executor) if executor is not None else executors.local(workers) as ex:
+        report = run_stage(batches, submit=lambda b: ex.submit(evaluate_jobs, b.items, cfg_json, str(frames)),
+                           completed=ex.completed, commit=InOrder(lambda b, recs: commit(recs), 0),
+                           meter=Meter("rl reward", total=len(jobs), report=log_report), describe=describe_records)
     if report.failures:
         raise RuntimeError(f"reward evaluation failed: {report.failures[0][1]!r}")
-    (work / "eval").mkdir(exist_ok=True)
-    (work / "eval" / "results.jsonl").write_text("".join(json.dumps(r, sort_keys=True) + "\n" for r in records))
-    return records
 
 
 def score_pages(pages: dict[str, str], items: dict[str, dict], cfg: EvalConfig, work: Path, *, cache: RewardCache,
@@ -141,9 +141,16 @@ def score_pages(pages: dict[str, str], items: dict[str, dict], cfg: EvalConfig, 
             seen.add(keys[k])
             todo[k] = text
     if todo:
-        for rec in _evaluate(todo, items, cfg, work, workers, executor):
-            reward = reward_from_record(rec, weights)
-            files = [k["file"] for k in rec.get("keyframes") or [] if k.get("file")]
-            reward.frame = str((work / "eval" / files[0]).resolve()) if files else None
-            cache.add(keys[rec["id"]], reward)
+        (work / RESULTS).parent.mkdir(parents=True, exist_ok=True)
+        with open(work / RESULTS, "a", encoding="utf-8") as results:
+            def commit(records: list[dict]) -> None:
+                for rec in records:
+                    reward = reward_from_record(rec, weights)
+                    files = [k["file"] for k in rec.get("keyframes") or [] if k.get("file")]
+                    reward.frame = str((work / "eval" / files[0]).resolve()) if files else None
+                    cache.add(keys[rec["id"]], reward)  # the reward is what a rerun skips by
+                    results.write(json.dumps(rec, sort_keys=True) + "\n")
+                results.flush()
+
+            _evaluate(todo, items, cfg, work, workers, executor, commit)
     return {k: cache.entries[keys[k]] for k in pages}

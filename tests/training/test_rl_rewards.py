@@ -1,0 +1,67 @@
+"""RL page rewards through the stage driver: each distinct page runs once, and a reward step
+killed with SIGKILL in the middle keeps the rewards of its finished batches; the rerun executes
+only the rest."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+from webmend.config import EvalConfig
+from webmend.training.rl_rewards import RESULTS, RewardCache, RewardWeights, score_pages
+
+FIX = Path(__file__).resolve().parents[2] / "data" / "fixtures" / "training"
+PAGES = {f"counter#s{n}": (FIX / "counter.html").read_text().replace("</body>", f"<!-- {n} --></body>")
+         for n in range(4)}
+STEP = """
+import json, sys
+from pathlib import Path
+from webmend.config import EvalConfig
+from webmend.training.rl_rewards import RewardCache, RewardWeights, score_pages
+pages, work = json.loads(Path(sys.argv[1]).read_text()), Path(sys.argv[2])
+score_pages(pages, {}, EvalConfig(), work, cache=RewardCache(work / "cache.jsonl"), weights=RewardWeights())
+"""
+
+
+def executed(work: Path) -> list[str]:
+    path = work / RESULTS
+    return [json.loads(line)["id"] for line in path.read_text().splitlines()] if path.exists() else []
+
+
+def test_a_killed_reward_step_keeps_finished_rewards_and_runs_only_the_rest(tmp_path):
+    work, spec = tmp_path / "work", tmp_path / "pages.json"
+    work.mkdir()
+    spec.write_text(json.dumps({**PAGES, "counter#again": PAGES["counter#s0"]}))  # a repeat runs once
+    proc = subprocess.Popen([sys.executable, "-c", STEP, str(spec), str(work)], start_new_session=True,
+                            cwd=Path(__file__).resolve().parents[2])
+    try:
+        deadline = time.monotonic() + 300
+        while len(executed(work)) < 1 and proc.poll() is None and time.monotonic() < deadline:
+            time.sleep(0.2)
+        assert proc.poll() is None, "the step ended before it could be killed"
+    finally:
+        os.killpg(proc.pid, signal.SIGKILL)  # the step, its browser and driver: nothing closes cleanly
+        proc.wait()
+    cache = RewardCache(work / "cache.jsonl")
+    stored = {k for k, text in PAGES.items() if RewardCache.key(text, None, EvalConfig()) in cache.entries}
+    assert 1 <= len(stored) < 4
+    before = len(executed(work))
+    rewards = score_pages({**PAGES, "counter#again": PAGES["counter#s0"]}, {}, EvalConfig(), work, cache=cache,
+                          weights=RewardWeights())
+    assert sorted(executed(work)[before:]) == sorted(set(PAGES) - stored)  # only what had no stored reward
+    assert len(RewardCache(work / "cache.jsonl").entries) == 4
+    assert rewards["counter#again"] == rewards["counter#s0"] and all(r.status == "ok" for r in rewards.values())
+
+
+def test_a_cache_line_torn_by_a_kill_is_dropped_and_its_page_runs_again(tmp_path):
+    path = tmp_path / "cache.jsonl"
+    whole = json.dumps({"hash": "a" * 64, "reward": 1.0, "source": "evaluator", "status": "ok"})
+    path.write_text(whole + "\n" + whole[:20])
+    cache = RewardCache(path)
+    assert list(cache.entries) == ["a" * 64]
+    assert path.read_text() == whole + "\n"
