@@ -101,7 +101,7 @@ def cmd_evaluate(args) -> int:
     from webmend.evaluate.inputs import match_item
     from webmend.evaluate.inputs import input_hash
     from webmend.pool.batches import batch_hash
-    from webmend.stage.progress import Meter, terminal_report
+    from webmend.stage.progress import terminal_report
 
     if not args.pages and not args.responses:
         print("webmend evaluate: give PAGES and/or --responses FILE", file=sys.stderr)
@@ -155,8 +155,8 @@ def cmd_evaluate(args) -> int:
             yield raw
 
     stream = hashed(inputs()) if args.data_root else inputs()
-    meter = Meter("evaluate", total=sum(1 for _ in inputs()), report=terminal_report())
-    summary = run_evaluation(stream, items, cfg, args.out, workers=max(1, args.workers), meter=meter)
+    summary = run_evaluation(stream, items, cfg, args.out, workers=max(1, args.workers), report=terminal_report(),
+                             total=sum(1 for _ in inputs()))
     print(json.dumps({k: summary[k] for k in ("pages", "pages_by_status", "pages_by_state", "mean_score", "weighted_pass_rate")}, indent=2))
     print(f"results: {Path(args.out) / 'results.jsonl'}", file=sys.stderr)
     if args.data_root:

@@ -37,7 +37,7 @@ def run_on_cluster() -> tuple[list[dict], list[psutil.Process], list[psutil.Proc
     me, before = psutil.Process(), already_running()
     with LocalCluster(**CLUSTER) as cluster, Client(cluster) as client:
         dask_worker.register(client)
-        futures = [client.submit(batches.evaluate_batch, b, EvalConfig(), pure=False, workers=[w])
+        futures = [client.submit(batches.evaluate_batch, b, EvalConfig().model_dump_json(), pure=False, workers=[w])
                    for b, w in zip(one_page_batches(2), client.scheduler_info()["workers"])]
         records = [r for f in futures for r in f.result()]
         browsers = chromium_under(me, before)
@@ -57,7 +57,7 @@ def test_the_flows_runner_closes_browsers_when_its_work_is_done(dask_log_level):
     with dask_worker.running(tasks.dask_runner(n_workers=1)) as runner:
         client = runner.client
         batch = one_page_batches(1)[0]
-        assert client.submit(batches.evaluate_batch, batch, EvalConfig()).result()[0]["status"] == "ok"
+        assert client.submit(batches.evaluate_batch, batch, EvalConfig().model_dump_json()).result()[0]["status"] == "ok"
         browsers = chromium_under(me, before)
         plugins = client.run(lambda dask_worker: sorted(dask_worker.plugins))
     assert browsers
@@ -68,12 +68,12 @@ def test_the_flows_runner_closes_browsers_when_its_work_is_done(dask_log_level):
 def test_close_browsers_closes_them_and_a_later_batch_starts_afresh():
     me, batch, before = psutil.Process(), one_page_batches(1)[0], already_running()
     try:
-        assert batches.evaluate_batch(batch, EvalConfig())[0]["status"] == "ok"
+        assert batches.evaluate_batch(batch, EvalConfig().model_dump_json())[0]["status"] == "ok"
         browsers = chromium_under(me, before)
         assert browsers
         assert close_browsers() == 1
         assert not any(p.is_running() and p.status() != psutil.STATUS_ZOMBIE for p in browsers)
-        assert batches.evaluate_batch(batch, EvalConfig())[0]["status"] == "ok"  # a fresh browser
+        assert batches.evaluate_batch(batch, EvalConfig().model_dump_json())[0]["status"] == "ok"  # a fresh browser
     finally:
         close_browsers()
     assert chromium_under(me, before) == []

@@ -10,11 +10,14 @@ from __future__ import annotations
 
 import json
 import logging
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from webmend.schemas.contract import Contract, contract_hash
-from webmend.stage.progress import Meter, Report, log_report
+from webmend.stage import executors
+from webmend.stage.batches import Batch
+from webmend.stage.driver import Work, drive
+from webmend.stage.progress import Report, log_report
 from webmend.stage.spec import StageSpec
 from webmend.store import DataRoot, layout, make_key
 
@@ -29,21 +32,14 @@ def build_contracts(tasks: list[dict], model, out: Path, workers: int = 1, repor
     OUT/contracts.jsonl, the rejects with their reasons into OUT/rejects.jsonl, then OUT/summary.json;
     returns the summary. `workers` tasks are built at once (threads: the work is waiting on the
     model); the outputs keep the tasks' order. `report` shows progress as each task is done."""
-    from concurrent.futures import ThreadPoolExecutor, as_completed
-
-    from webmend.contracts.build import build_contract  # litellm takes seconds to import
-
     out.mkdir(parents=True, exist_ok=True)
-    kept, rejected = [], []
-    meter = Meter("contract build", total=len(tasks), unit="tasks", report=report)
-    with ThreadPoolExecutor(max_workers=max(1, workers)) as pool:
-        futures = [pool.submit(build_contract, task, model) for task in tasks]
-        for future in as_completed(futures):
-            result = future.result()
-            meter.advance(1, f"{result.task_id}: {'kept' if result.kept else 'rejected'}"
-                             f"{' (sent back once)' if result.sent_back else ''}")
-    for result in (f.result() for f in futures):
-        (kept if result.kept else rejected).append(result)
+    stage = _BuildStage(tasks, model)
+    with executors.threads(workers) as ex:
+        outcome = drive(stage, ex, report=report, in_order=True, max_resubmits=0)
+    if outcome.failures:
+        raise outcome.failures[0][1]
+    kept = [r for r in stage.results if r.kept]
+    rejected = [r for r in stage.results if not r.kept]
     write_lines(out / "contracts.jsonl", [r.contract for r in kept])
     write_lines(out / "rejects.jsonl", [{"task_id": r.task_id, "problems": r.problems, "sent_back": r.sent_back}
                                         for r in rejected])
@@ -51,6 +47,39 @@ def build_contracts(tasks: list[dict], model, out: Path, workers: int = 1, repor
                "sent_back": sum(r.sent_back for r in kept + rejected), "llm_calls": model.calls}
     write_lines(out / "summary.json", [summary])
     return summary
+
+
+@dataclass
+class _BuildStage:
+    """A contract build as a stage: a batch per task, built on a thread (the work is waiting on the
+    model; the response cache, not a marker, makes a rerun free), results kept in task order."""
+
+    tasks: list[dict]
+    model: object  # build.ContractModel
+    results: list = field(default_factory=list)
+    name: str = "contract build"
+    unit: str = "tasks"
+
+    def batches(self) -> list[Batch]:
+        return [Batch(n, str(n), (task,)) for n, task in enumerate(self.tasks)]
+
+    def total(self) -> int:
+        return len(self.tasks)
+
+    def is_committed(self, batch: Batch) -> bool:
+        return False
+
+    def work(self, batch: Batch) -> Work:
+        from webmend.contracts.build import build_contract  # litellm takes seconds to import
+
+        return Work(batch.index, lambda task: [build_contract(task, self.model)], batch.items)
+
+    def commit(self, batch: Batch, results: list) -> None:
+        self.results.extend(results)
+
+    def describe(self, results: list) -> str:
+        return "; ".join(f"{r.task_id}: {'kept' if r.kept else 'rejected'}{' (sent back once)' if r.sent_back else ''}"
+                         for r in results)
 
 
 @dataclass(frozen=True)

@@ -7,24 +7,25 @@ With N > 1 workers, each worker process keeps its own warm Chromium.
 
 from __future__ import annotations
 
-import itertools
 import json
 import logging
 import os
 import time
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Iterable, Iterator
+from typing import IO, Iterable, Iterator
 
 from webmend.config import EvalConfig
 from webmend.evaluate.inputs import RawInput, match_item
 from webmend.evaluate.summary import summarize
 from webmend.stage import executors
 from webmend.stage.batches import Batch
-from webmend.stage.progress import Meter
-from webmend.stage.run import InOrder, run_stage
+from webmend.stage.driver import Work, drive
+from webmend.stage.progress import Report, log_report
 
 log = logging.getLogger(__name__)
 
+STAGE = "evaluate"
 RESULTS = "results.jsonl"
 SUMMARY = "summary.json"
 
@@ -67,31 +68,42 @@ def describe_records(records: list[dict]) -> str:
     return "; ".join(f"{r['id']}: {r['status']} score={r['score']['total'] if r['score'] else '-'}" for r in records)
 
 
-def _append_records(inputs: Iterator[RawInput], start: int, workers: int, cfg: EvalConfig, items: dict, out: Path,
-                    fh, meter: Meter | None) -> None:
-    """Evaluate each input (one batch each) on this process or a pool of `workers` processes, each
-    with its own warm Chromium, and append the records in input order as they come."""
+@dataclass
+class ResultsFileStage:
+    """`webmend evaluate` as a stage: each input is a batch (keyed by position), committed by
+    appending its record to results.jsonl in input order; a rerun counts the complete records
+    there (`completed_records`) and skips that many inputs."""
 
-    def append(batch: Batch, records: list[dict]) -> None:
+    inputs: Iterable[RawInput]
+    items: dict
+    cfg_json: str
+    out: Path
+    fh: IO[str]  # results.jsonl, open for appending
+    done: int  # records already there
+    count: int | None = None  # inputs in all, when known
+    name: str = STAGE
+
+    def batches(self) -> Iterator[Batch]:
+        return (Batch(n, str(n), ((raw, match_item(self.items, raw.id)),)) for n, raw in enumerate(self.inputs))
+
+    def total(self) -> int | None:
+        return self.count
+
+    def is_committed(self, batch: Batch) -> bool:
+        return batch.index < self.done
+
+    def work(self, batch: Batch) -> Work:
+        from webmend.evaluate.records import evaluate_jobs  # Playwright only where pages run
+
+        return Work(batch.index, evaluate_jobs, (batch.items, self.cfg_json, str(self.out)))
+
+    def commit(self, batch: Batch, records: list[dict]) -> None:
         for rec in records:
-            fh.write(json.dumps(rec, sort_keys=True) + "\n")
-            fh.flush()
+            self.fh.write(json.dumps(rec, sort_keys=True) + "\n")
+        self.fh.flush()
 
-    from webmend.browser.worker import closing_new_browsers  # Playwright only where pages run
-    from webmend.evaluate.records import evaluate_jobs
-
-    # Keyed by position: results.jsonl resumes by counting its complete records.
-    batches = (Batch(n, str(n), ((raw, match_item(items, raw.id)),)) for n, raw in enumerate(inputs, start))
-    cfg_json = cfg.model_dump_json()
-    # Pool processes take their browsers along when they exit; one started here is closed at the end.
-    with closing_new_browsers(), executors.local(workers) as ex:
-        # A window at a time, so a huge input stream is never held in memory.
-        report = run_stage(batches, submit=lambda b: ex.submit(evaluate_jobs, b.items, cfg_json, str(out)),
-                           completed=ex.completed, commit=InOrder(append, start), max_in_flight=max(1, workers) * 4,
-                           max_resubmits=0, meter=meter, describe=describe_records)
-    if report.failures:
-        batch, exc = report.failures[0]
-        raise RuntimeError(f"input {batch.index} could not be evaluated; a rerun resumes there") from exc
+    def describe(self, records: list[dict]) -> str:
+        return describe_records(records)
 
 
 def run_evaluation(
@@ -100,9 +112,14 @@ def run_evaluation(
     cfg: EvalConfig,
     out_dir: str | Path,
     workers: int = 1,
-    meter: Meter | None = None,
+    report: Report = log_report,
+    total: int | None = None,
 ) -> dict:
-    """meter: progress (the inputs a crashed run already evaluated count as resumed)."""
+    """Evaluate each input on this process or a pool of `workers` processes, each with its own warm
+    Chromium, appending the records to OUT/results.jsonl in input order; then OUT/summary.json.
+    report: progress (`total` inputs, when known; those a crashed run evaluated count as resumed)."""
+    from webmend.browser.worker import closing_new_browsers  # Playwright only where pages run
+
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
     results_path = out / RESULTS
@@ -110,11 +127,16 @@ def run_evaluation(
     done = completed_records(results_path, cfg.config_hash())
     if done:
         log.info("resuming: %d records already in %s", done, results_path)
-    if meter:
-        meter.skip(done)
-    pending = itertools.islice(iter(inputs), done, None)
     with open(results_path, "a", encoding="utf-8") as fh:
-        _append_records(pending, done, workers, cfg, items, out, fh, meter)
+        stage = ResultsFileStage(inputs, items, cfg.model_dump_json(), out, fh, done, total)
+        # Pool processes take their browsers along when they exit; one started here is closed at the end.
+        with closing_new_browsers(), executors.local(workers) as ex:
+            # A window at a time, so a huge input stream is never held in memory.
+            outcome = drive(stage, ex, report=report, in_order=True, max_in_flight=max(1, workers) * 4,
+                            max_resubmits=0)
+    if outcome.failures:
+        batch, exc = outcome.failures[0]
+        raise RuntimeError(f"input {batch.index} could not be evaluated; a rerun resumes there") from exc
     summary = summarize(iter_records(results_path), cfg, time.perf_counter() - started)
     write_json_atomic(out / SUMMARY, summary)
     return summary

@@ -18,21 +18,18 @@ import argparse
 import json
 import logging
 import sys
-from dataclasses import dataclass
 from pathlib import Path
 
 from prefect import flow
-from prefect.futures import as_completed
 
 from webmend.flows import dask_worker, tasks
 from webmend.llm.settings import GenerationSettings, add_settings_arguments, settings_from_args
 from webmend.pool.batches import DEFAULT_BATCH_SIZE
 from webmend.pool.inputs import items_from_prompts
 from webmend.pool.stages import pool_stages
-from webmend.evaluate.run import describe_records
-from webmend.repair.run import describe_repairs
-from webmend.stage.progress import Meter, line_report
-from webmend.stage.run import run_stage
+from webmend.pool.batches import PoolEvaluateStage
+from webmend.stage.driver import drive
+from webmend.stage.progress import line_report
 from webmend.schemas.corpus import ROUTES
 from webmend.schemas.vocab import STATES
 from webmend.store import DEFAULT_ROOT, layout
@@ -138,7 +135,7 @@ def build_refined_pool(
         with dask_worker.running(tasks.dask_runner(dask_address, n_workers)) as runner:
             failed = _evaluate(runner, plan, cfg, data_root, replace)
             if repairing and not failed:
-                repair_failed = _repair(runner, repairing, data_root, replace)
+                repair_failed = _repair(runner, repairing)
     summary = tasks.summarize_run(data_root, plan.keys, plan.run_id)
     _raise_failures("batch(es)", failed)
     if repairing:
@@ -187,29 +184,14 @@ def expand_inputs(paths: list[str]) -> list[str]:
 
 
 def _evaluate(runner, plan, cfg, data_root: str, replace: bool) -> list:
-    cfg_json = cfg.model_dump_json()
-    return run_stage(
-        plan.pending,
-        submit=lambda batch: runner.submit(tasks.evaluate_batch, parameters={
-            "batch": batch, "cfg_json": cfg_json, "keyframes_to": data_root}),
-        completed=as_completed,
-        commit=lambda batch, records: tasks.write_traces(batch, records, data_root, plan.run_id, plan.config_hash,
-                                                         replace, cfg.min_page_chars),
-        meter=_meter("evaluate", plan.pending), describe=describe_records,
-    ).failures
-
-
-@dataclass(frozen=True)
-class _Repairing:
-    plan: object  # pool.repair.RepairPlan
-    rcfg_json: str
-    model: object  # pool.repair.ModelSpec | None
-    run_id: str
+    stage = PoolEvaluateStage(plan, cfg.model_dump_json(), data_root, replace, cfg.min_page_chars)
+    return drive(stage, tasks.stage_executor(runner, "evaluate-batch"), report=_flow_log(),
+                 commit_with=tasks.committing("write-traces")).failures
 
 
 def _plan_repair(plan, cfg, data_root: str, config: str | None, rounds: int, bands: list[str] | None,
-                 model: str | None, max_cost: float | None, replace: bool) -> _Repairing:
-    """The repair batches (one per evaluation batch; committed ones are skipped) and their settings."""
+                 model: str | None, max_cost: float | None, replace: bool):
+    """The repair stage: one batch per evaluation batch, holding its pages not repaired yet."""
     from webmend.config import RepairConfig, load_model_config
     from webmend.pool import repair as pool_repair
 
@@ -222,26 +204,21 @@ def _plan_repair(plan, cfg, data_root: str, config: str | None, rounds: int, ban
         from webmend.llm.settings import GenerationSettings
 
         settings = GenerationSettings(max_cost=max_cost, workers=1)
-        spec = pool_repair.ModelSpec(model, settings.model_dump_json(), layout.url_under(data_root, layout.cache_path("repair")))
+        spec = pool_repair.ModelSpec(model, settings.model_dump_json(),
+                                     layout.url_under(data_root, layout.cache_path("repair")))
     rplan = pool_repair.plan_repair(data_root, plan.batches, rcfg, model, replace)
-    return _Repairing(rplan, rcfg.model_dump_json(), spec, f"{plan.run_id}-repair-{rplan.run_hash[:8]}")
+    return pool_repair.PoolRepairStage(rplan, rcfg.model_dump_json(), data_root, spec,
+                                       f"{plan.run_id}-repair-{rplan.run_hash[:8]}", replace)
 
 
-def _repair(runner, r: _Repairing, data_root: str, replace: bool) -> list:
-    return run_stage(
-        r.plan.pending,
-        submit=lambda batch: runner.submit(tasks.repair_batch, parameters={
-            "batch": batch, "rcfg_json": r.rcfg_json, "data_root": data_root, "model": r.model}),
-        completed=as_completed,
-        commit=lambda batch, results: tasks.write_repair_traces(batch, results, data_root, r.run_id,
-                                                                r.plan.run_hash, replace),
-        meter=_meter("repair", r.plan.pending), describe=describe_repairs,
-    ).failures
+def _repair(runner, stage) -> list:
+    return drive(stage, tasks.stage_executor(runner, "repair-batch"), report=_flow_log(),
+                 commit_with=tasks.committing("write-repair-traces")).failures
 
 
-def _meter(stage: str, batches) -> Meter:
-    # Plain lines: the flow prints into its run log (log_prints), not onto a terminal.
-    return Meter(stage, total=sum(len(b.items) for b in batches), report=line_report(sys.stdout))
+def _flow_log():
+    # Progress as plain lines: the flow prints into its run log (log_prints), not onto a terminal.
+    return line_report(sys.stdout)
 
 
 def _raise_failures(what: str, failed: list) -> None:

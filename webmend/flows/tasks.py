@@ -8,13 +8,15 @@ caching: the data root's batch keys are what make a rerun skip work.
 from __future__ import annotations
 
 import os
+from typing import Callable
 
 from prefect import task
 from prefect.artifacts import create_markdown_artifact
 from prefect.cache_policies import NO_CACHE
+from prefect.futures import as_completed
 from prefect_dask import DaskTaskRunner
 
-from webmend.config import EvalConfig, RepairConfig, load_config
+from webmend.config import EvalConfig, load_config
 from webmend.contracts.command import items_with_contracts
 from webmend.contracts.building import ContractOutcome, contract_stage
 from webmend.evaluate.inputs import load_items
@@ -23,6 +25,8 @@ from webmend.pool import batches as core
 from webmend.pool import inputs as pool_inputs
 from webmend.pool import repair as pool_repair
 from webmend.pool.summary import summarize_pool, summary_markdown
+from webmend.stage.batches import Batch
+from webmend.stage.executors import Executor
 from webmend.stage.run import is_infrastructure_error
 
 ARTIFACT_KEY = "build-refined-pool-summary"
@@ -69,35 +73,34 @@ def read_corpus(pages: list[str], responses: list[str], items: str | None, confi
     return core.load_plan(data_root, pages, responses, items, cfg, batch_size, run_id, replace, incremental, attach), cfg
 
 
-@task(name="evaluate-batch", task_run_name="evaluate-batch-{batch.index}", cache_policy=NO_CACHE,
-      retries=2, retry_delay_seconds=2, retry_condition_fn=infrastructure_only)
-def evaluate_batch(batch: core.Batch, cfg_json: str, keyframes_to: str | None = None) -> list[dict]:
-    # Runs on a Dask worker; get_worker keeps one warm Chromium per worker process.
-    # The config travels as JSON: Prefect walks task parameters and turns pydantic models into
-    # dicts with dict(model), which breaks on a model with a field named `keys`.
-    return core.evaluate_batch(batch, EvalConfig.model_validate_json(cfg_json), keyframes_to)
+@task(name="run-batch", cache_policy=NO_CACHE, retries=2, retry_delay_seconds=2,
+      retry_condition_fn=infrastructure_only)
+def run_batch(fn: Callable, args: list, index: int) -> list:
+    """A stage's work for one batch (`stage.driver.Work`), on a Dask worker; each stage names it
+    (`evaluate-batch-N`, `repair-batch-N`) through `stage_executor`."""
+    return fn(*args)
 
 
-@task(name="write-traces", task_run_name="write-traces-{batch.index}", cache_policy=NO_CACHE,
-      retries=3, retry_delay_seconds=1, retry_condition_fn=infrastructure_only)
-def write_traces(batch: core.Batch, records: list[dict], data_root: str, run_id: str, config_hash: str,
-                 replace: bool = False, min_chars: int = EvalConfig().min_page_chars) -> str:
-    return core.write_batch(batch, records, data_root, run_id, config_hash, replace, min_chars)
+@task(name="commit-batch", cache_policy=NO_CACHE, retries=3, retry_delay_seconds=1,
+      retry_condition_fn=infrastructure_only)
+def commit_batch(commit: Callable, batch: Batch, rows: list) -> object:
+    """A stage's commit of one finished batch, in the flow process (`write-traces-N`, ...)."""
+    return commit(batch, rows)
 
 
-@task(name="repair-batch", task_run_name="repair-batch-{batch.index}", cache_policy=NO_CACHE,
-      retries=2, retry_delay_seconds=2, retry_condition_fn=infrastructure_only)
-def repair_batch(batch: core.Batch, rcfg_json: str, data_root: str,
-                 model: pool_repair.ModelSpec | None = None) -> list[tuple[dict, dict]]:
-    # The config travels as JSON for the reason evaluate_batch gives.
-    return pool_repair.repair_batch(batch, RepairConfig.model_validate_json(rcfg_json), data_root, model)
+def stage_executor(runner: DaskTaskRunner, work_name: str) -> Executor:
+    """The flow's task runner as the stage driver's executor: each batch's work is a task run
+    named WORK_NAME-N. Task parameters are plain data: Prefect walks them, and turns pydantic
+    models into dicts (which breaks on a model with a field named `keys`), so configs travel as JSON."""
+    named = run_batch.with_options(name=work_name, task_run_name=work_name + "-{index}")
+    return Executor(submit=None, completed=as_completed, submit_work=lambda work: runner.submit(
+        named, parameters={"fn": work.fn, "args": list(work.args), "index": work.index}))
 
 
-@task(name="write-repair-traces", task_run_name="write-repair-traces-{batch.index}", cache_policy=NO_CACHE,
-      retries=3, retry_delay_seconds=1, retry_condition_fn=infrastructure_only)
-def write_repair_traces(batch: core.Batch, results: list, data_root: str, run_id: str, run_hash: str,
-                        replace: bool = False) -> list[str]:
-    return pool_repair.write_repair_batch(batch, results, data_root, run_id, run_hash, replace)
+def committing(commit_name: str) -> Callable:
+    """drive()'s commit_with: each batch's commit is a task run named COMMIT_NAME-N (retried on I/O failures)."""
+    named = commit_batch.with_options(name=commit_name, task_run_name=commit_name + "-{batch.index}")
+    return lambda commit, batch, rows: named(commit, batch, rows)
 
 
 @task(name="summarize-repair", cache_policy=NO_CACHE)

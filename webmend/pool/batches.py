@@ -19,7 +19,9 @@ from webmend.config import EvalConfig
 from webmend.evaluate import traces
 from webmend.evaluate.inputs import RawInput, input_hash, iter_pages, iter_responses, load_items, match_item
 from webmend.schemas.hashing import sha256_hex
+from webmend.evaluate.run import describe_records
 from webmend.stage.batches import Batch, cut
+from webmend.stage.driver import Work
 from webmend.store import DataRoot, make_key
 from webmend.schemas.contract import Contract, contract_hash
 
@@ -128,18 +130,51 @@ def load_plan(root: str, pages: Sequence[str], responses: Sequence[str], items_p
                      batch_size, run_id, replace, incremental)
 
 
-def evaluate_batch(batch: Batch, cfg: EvalConfig, keyframes_to: str | None = None) -> list[dict]:
+def evaluate_batch(batch: Batch, cfg_json: str, keyframes_to: str | None = None) -> list[dict]:
     """Result records of a batch, in input order, on this process's warm browser; keyframe PNGs
-    go under `keyframes_to`/keyframes/ (the data root) when given.
+    go under `keyframes_to`/keyframes/ (the data root) when given. The config travels as JSON.
 
     evaluate_input never raises for a page; what does raise here (no browser) is infrastructure.
     """
     from webmend.evaluate.records import evaluate_jobs  # Playwright only where pages are evaluated
 
-    records = evaluate_jobs([(job.raw, job.item) for job in batch.items], cfg.model_dump_json(), keyframes_to)
+    records = evaluate_jobs([(job.raw, job.item) for job in batch.items], cfg_json, keyframes_to)
     for record, job in zip(records, batch.items):
         record["content_hash"] = job.content_hash  # ids may repeat across sources; the hash travels with the record
     return records
+
+
+@dataclass
+class PoolEvaluateStage:
+    """build-refined-pool's evaluation as a stage: the plan's batches, done when their
+    `evaluations` file is committed (unless replacing), run on a worker's warm browser, committed
+    as trace rows under the batch key."""
+
+    plan: Plan
+    cfg_json: str
+    data_root: str
+    replace: bool = False
+    min_chars: int = EvalConfig().min_page_chars
+    name: str = traces.STAGE
+
+    def batches(self) -> tuple[Batch, ...]:
+        return self.plan.batches
+
+    def total(self) -> int:
+        return sum(len(b.items) for b in self.plan.batches)
+
+    def is_committed(self, batch: Batch) -> bool:
+        return not self.replace and DataRoot(self.data_root).exists(traces.SPEC.marker, batch.key)
+
+    def work(self, batch: Batch) -> Work:
+        return Work(batch.index, evaluate_batch, (batch, self.cfg_json, self.data_root))
+
+    def commit(self, batch: Batch, records: list[dict]) -> str:
+        return write_batch(batch, records, self.data_root, self.plan.run_id, self.plan.config_hash, self.replace,
+                           self.min_chars)
+
+    def describe(self, records: list[dict]) -> str:
+        return describe_records(records)
 
 
 def write_batch(batch: Batch, records: list[dict], root: str, run_id: str, config_hash: str,

@@ -14,14 +14,16 @@ import logging
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Iterator
 
 from webmend.config import RepairConfig
-from webmend.repair.run import ModelSpec, build_model, repair_input, run_hash
+from webmend.repair.run import ModelSpec, build_model, describe_repairs, repair_input, run_hash
 from webmend.repair.report import funnel_markdown
 from webmend.repair.summary import mean, transitions
 from webmend.repair.traces import SPEC, TABLES, page_key, write_repair_traces
 from webmend.schemas.vocab import DIMENSIONS
 from webmend.stage.batches import Batch
+from webmend.stage.driver import Work
 from webmend.store import DataRoot, layout, make_key
 
 log = logging.getLogger(__name__)
@@ -44,6 +46,16 @@ class RepairPlan:
     def page_key(self, job) -> str:
         return page_key(job.raw.id, job.content_hash, self.run_hash)
 
+    def todo(self, batch: Batch, root: DataRoot, replace: bool = False) -> Batch:
+        """The batch with only its pages not repaired yet (all of them when replacing; none when
+        a flow from before per-page keys wrote the batch whole)."""
+        if replace:
+            return batch
+        if root.exists(TABLES[-1], batch.key):
+            return Batch(batch.index, batch.key, ())
+        return Batch(batch.index, batch.key,
+                     tuple(item for item in batch.items if not root.exists(TABLES[-1], self.page_key(item[1]))))
+
 
 def plan_repair(root: str, eval_batches, rcfg: RepairConfig, model: str | None, replace: bool = False) -> RepairPlan:
     """Repair batches mirroring the evaluation batches; items are (evaluation key, PageJob)."""
@@ -51,13 +63,7 @@ def plan_repair(root: str, eval_batches, rcfg: RepairConfig, model: str | None, 
     plan = RepairPlan(run_hash(rcfg, model), tuple(
         Batch(b.index, make_key(STAGE, b.key, run_hash(rcfg, model)), tuple((b.key, job) for job in b.items))
         for b in eval_batches), ())
-    pending = []
-    for batch in plan.batches:
-        if not replace and data.exists(TABLES[-1], batch.key):
-            continue  # written whole by a flow from before per-page keys
-        todo = tuple(item for item in batch.items if replace or not data.exists(TABLES[-1], plan.page_key(item[1])))
-        if todo:
-            pending.append(Batch(batch.index, batch.key, todo))
+    pending = [todo for todo in (plan.todo(b, data, replace) for b in plan.batches) if todo.items]
     pages = sum(len(b.items) for b in plan.batches)
     log.info("repair: %d pages in %d batches, %d already repaired", pages, len(plan.batches),
              pages - sum(len(b.items) for b in pending))
@@ -107,12 +113,14 @@ def _declared_rows(root: DataRoot, table: str, key: str) -> list[dict]:
     return root.read_keys(table, [key], columns=SPEC.columns(table)).to_pylist()
 
 
-def repair_batch(batch: Batch, rcfg: RepairConfig, data_root: str, model: ModelSpec | None = None,
+def repair_batch(batch: Batch, rcfg_json: str, data_root: str, model: ModelSpec | None = None,
                  scratch: str | None = None) -> list[tuple[dict, dict]]:
     """(record, checkpoint pages) per page, in input order, on this process's warm browser.
-    scratch: folder for round journals and exported pages (default: ROOT/_repair on a local root)."""
+    scratch: folder for round journals and exported pages (default: ROOT/_repair on a local root).
+    The config travels as JSON."""
     from webmend.browser.worker import get_worker
 
+    rcfg = RepairConfig.model_validate_json(rcfg_json)
     root = DataRoot(data_root)
     out = Path(scratch) if scratch else (layout.local_dir(root, layout.REPAIR_SCRATCH) if root.local
                                          else Path(tempfile.mkdtemp(prefix="webmend-repair-")))
@@ -127,6 +135,40 @@ def repair_batch(batch: Batch, rcfg: RepairConfig, data_root: str, model: ModelS
         results.append(repair_input(job.raw, rcfg=rcfg, items={job.raw.id: job.item} if job.item else {},
                                     evaluations=evaluations, out=out, worker=worker, model=built))
     return results
+
+
+@dataclass
+class PoolRepairStage:
+    """build-refined-pool's repair as a stage: one batch per evaluation batch holding its pages not
+    repaired yet (a page's committed `checkpoints` file, under its own key, is its marker), repaired
+    on a worker's warm browser from the stored verdicts, committed page by page."""
+
+    plan: RepairPlan
+    rcfg_json: str
+    data_root: str
+    model: ModelSpec | None
+    run_id: str
+    replace: bool = False
+    name: str = STAGE
+
+    def batches(self) -> Iterator[Batch]:
+        root = DataRoot(self.data_root)
+        return (self.plan.todo(b, root, self.replace) for b in self.plan.batches)
+
+    def total(self) -> int:
+        return sum(len(b.items) for b in self.plan.pending)
+
+    def is_committed(self, batch: Batch) -> bool:
+        return not batch.items
+
+    def work(self, batch: Batch) -> Work:
+        return Work(batch.index, repair_batch, (batch, self.rcfg_json, self.data_root, self.model))
+
+    def commit(self, batch: Batch, results: list[tuple[dict, dict]]) -> list[str]:
+        return write_repair_batch(batch, results, self.data_root, self.run_id, self.plan.run_hash, self.replace)
+
+    def describe(self, results: list[tuple[dict, dict]]) -> str:
+        return describe_repairs(results)
 
 
 def write_repair_batch(batch: Batch, results: list[tuple[dict, dict]], data_root: str, run_id: str,

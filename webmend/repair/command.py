@@ -14,7 +14,7 @@ from pathlib import Path
 
 from webmend.config import RepairConfig, load_model_config
 from webmend.evaluate.inputs import iter_pages, iter_responses, load_items, match_item
-from webmend.stage.progress import Meter, terminal_report
+from webmend.stage.progress import terminal_report
 
 DEFAULT_OUT = "out/repair"
 
@@ -99,7 +99,7 @@ def run_repair_command(args: argparse.Namespace, attach_contracts: Callable[[dic
         print(f"webmend repair: {exc}", file=sys.stderr)
         return 2
     summary = run_repair(inputs, items, evaluations, rcfg, out, model=spec, workers=max(1, args.workers),
-                         meter=Meter("repair", total=len(inputs), report=terminal_report()), data_root=args.data_root,
+                         report=terminal_report(), data_root=args.data_root,
                          judge=judge, frames_from=args.from_dir)
     from webmend.repair.report import write_report
 

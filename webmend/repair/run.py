@@ -8,14 +8,13 @@ used as the originals' verdicts; inputs without one are evaluated first.
 
 from __future__ import annotations
 
-import itertools
 import json
 import logging
 import re
 import time
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Iterable
+from typing import IO, Iterable, Iterator
 
 from webmend.config import RepairConfig
 from webmend.evaluate.inputs import RawInput, input_hash, match_item
@@ -27,8 +26,8 @@ from webmend.schemas.hashing import sha256_hex
 from webmend.schemas.repair import RepairRecord
 from webmend.stage import executors
 from webmend.stage.batches import Batch
-from webmend.stage.progress import Meter
-from webmend.stage.run import InOrder, run_stage
+from webmend.stage.driver import Work, drive
+from webmend.stage.progress import Report, log_report
 from webmend.store import make_key
 
 log = logging.getLogger(__name__)
@@ -151,45 +150,70 @@ def describe_repairs(results: list[tuple[dict, dict]]) -> str:
         for r, _ in results)
 
 
+@dataclass
+class RepairsFileStage:
+    """`webmend repair` as a stage: each input is a batch (keyed by position), committed by
+    appending its record to repairs.jsonl in input order (and, with a data root, its rows under the
+    page's key); a rerun counts the complete records there and skips that many inputs."""
+
+    inputs: Iterable[RawInput]
+    count: int | None
+    fh: IO[str]  # repairs.jsonl, open for appending
+    done: int
+    run_hash: str
+    data_root: str | None = None
+    name: str = "repair"
+
+    def batches(self) -> Iterator[Batch]:
+        return (Batch(n, str(n), (raw,)) for n, raw in enumerate(self.inputs))
+
+    def total(self) -> int | None:
+        return self.count
+
+    def is_committed(self, batch: Batch) -> bool:
+        return batch.index < self.done
+
+    def work(self, batch: Batch) -> Work:
+        return Work(batch.index, _repair_batch, (batch,))  # on the process's state (_init_worker)
+
+    def commit(self, batch: Batch, results: list[tuple[dict, dict]]) -> None:
+        for raw, (rec, pages) in zip(batch.items, results):
+            if self.data_root is not None:
+                write_repair_traces([(rec, pages)], self.data_root, page_key(raw.id, input_hash(raw), self.run_hash),
+                                    run_id="repair-" + self.run_hash[:12])
+            self.fh.write(json.dumps(rec, sort_keys=True) + "\n")
+        self.fh.flush()
+
+    def describe(self, results: list[tuple[dict, dict]]) -> str:
+        return describe_repairs(results)
+
+
 def run_repair(inputs: Iterable[RawInput], items: dict, evaluations: dict, rcfg: RepairConfig, out_dir: str | Path,
-               model: ModelSpec | None = None, workers: int = 1,
-               meter: Meter | None = None, data_root: str | None = None,
-               judge: ModelSpec | None = None, frames_from: str | None = None) -> dict:
+               model: ModelSpec | None = None, workers: int = 1, report: Report = log_report,
+               data_root: str | None = None, judge: ModelSpec | None = None, frames_from: str | None = None) -> dict:
     """data_root: also write the repair_attempts and checkpoints tables there (one key per page);
-    meter: progress (pages a crashed run already repaired count as resumed)."""
+    report: progress (pages a crashed run already repaired count as resumed)."""
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
     path = out / REPAIRS
     started = time.perf_counter()
     config_hash = run_hash(rcfg, model.model if model else None, judge.model if judge else None)
-    run_id = "repair-" + config_hash[:12]
     done = completed_records(path, config_hash)
     if done:
         log.info("resuming: %d repair records already in %s", done, path)
-    if meter:
-        meter.skip(done)
-    pending = itertools.islice(iter(inputs), done, None)
+    inputs = list(inputs)
     with open(path, "a", encoding="utf-8") as fh:
-        def append(batch: Batch, results: list[tuple[dict, dict]]) -> None:
-            for raw, (rec, pages) in zip(batch.items, results):
-                if data_root is not None:
-                    write_repair_traces([(rec, pages)], data_root, page_key(raw.id, input_hash(raw), config_hash),
-                                        run_id=run_id)
-                fh.write(json.dumps(rec, sort_keys=True) + "\n")
-                fh.flush()
-
-        batches = (Batch(n, str(n), (raw,)) for n, raw in enumerate(pending, done))
+        stage = RepairsFileStage(inputs, len(inputs), fh, done, config_hash, data_root)
         args = (rcfg.model_dump_json(), items, evaluations, str(out), model, judge, frames_from)
         try:
             with executors.local(workers, _init_worker, args) as ex:
-                report = run_stage(batches, submit=lambda b: ex.submit(_repair_batch, b), completed=ex.completed,
-                                   commit=InOrder(append, done), max_in_flight=max(1, workers) * 2, max_resubmits=0,
-                                   meter=meter, describe=describe_repairs)
+                outcome = drive(stage, ex, report=report, in_order=True, max_in_flight=max(1, workers) * 2,
+                                max_resubmits=0)
         finally:
             if "worker" in _state:
                 _state.pop("worker").close()
-    if report.failures:
-        batch, exc = report.failures[0]
+    if outcome.failures:
+        batch, exc = outcome.failures[0]
         raise RuntimeError(f"input {batch.index} could not be repaired; a rerun resumes there") from exc
     summary = summarize_repairs(iter_records(path), time.perf_counter() - started)
     write_json_atomic(out / SUMMARY, summary)

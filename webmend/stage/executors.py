@@ -1,8 +1,8 @@
 """Where a stage's batches run: the one place that maps `submit` onto a local pool or Dask.
 
-Each context manager yields an object with `submit(fn, *args) -> future` and `completed(futures)`
-(futures as they finish), the two callables `run.run_stage` needs. Functions and arguments must
-be picklable for the process pool and Dask (module-level functions, plain data).
+Each context manager yields an `Executor`: `submit(fn, *args) -> future`, `completed(futures)`
+(futures as they finish) and `run(work)`, what `driver.drive` calls for a batch. Functions and
+arguments must be picklable for the process pool and Dask (module-level functions, plain data).
 """
 
 from __future__ import annotations
@@ -18,6 +18,11 @@ from typing import Callable, Iterator
 class Executor:
     submit: Callable  # submit(fn, *args) -> future with .result()
     completed: Callable  # completed(futures) -> iterable of finished futures
+    submit_work: Callable | None = None  # submit_work(work) -> future, for runners that name each batch's task
+
+    def run(self, work) -> object:
+        """Submit a stage's `driver.Work` for one batch."""
+        return self.submit_work(work) if self.submit_work else self.submit(work.fn, *work.args)
 
 
 def run_here(fn, *args) -> cf.Future:
@@ -41,6 +46,13 @@ def local(workers: int = 1, initializer: Callable | None = None, initargs: tuple
         return
     with cf.ProcessPoolExecutor(workers, mp_context=mp.get_context("spawn"), initializer=initializer,
                                 initargs=initargs) as pool:
+        yield Executor(pool.submit, cf.as_completed)
+
+
+@contextmanager
+def threads(workers: int = 1) -> Iterator[Executor]:
+    """Threads of this process, for work that waits on I/O (model calls); nothing is pickled."""
+    with cf.ThreadPoolExecutor(max(1, workers)) as pool:
         yield Executor(pool.submit, cf.as_completed)
 
 

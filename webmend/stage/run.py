@@ -140,8 +140,18 @@ class InOrder:
 
     def __call__(self, batch: Batch, rows: list) -> None:
         self._held[batch.index] = (batch, rows)
+        self._release()
+
+    def skip(self, batch: Batch) -> None:
+        """A batch committed by an earlier run: nothing to write, but the ones after it may go."""
+        self._held[batch.index] = None
+        self._release()
+
+    def _release(self) -> None:
         while self._next in self._held:
-            self._commit(*self._held.pop(self._next))
+            held = self._held.pop(self._next)
+            if held is not None:
+                self._commit(*held)
             self._next += 1
 
     @property

@@ -14,6 +14,7 @@ import json
 from contextlib import nullcontext
 from dataclasses import asdict, dataclass
 from pathlib import Path
+from typing import IO
 
 from webmend.config import EvalConfig
 from webmend.evaluate.inputs import RawInput, match_item
@@ -21,8 +22,7 @@ from webmend.evaluate.run import describe_records
 from webmend.schemas.hashing import sha256_hex
 from webmend.stage import executors
 from webmend.stage.batches import Batch
-from webmend.stage.progress import Meter, log_report
-from webmend.stage.run import InOrder, run_stage
+from webmend.stage.driver import Work, drive
 
 DASK_BATCH = 4  # pages per Dask task: few enough to spread, enough to amortise a task's overhead
 SOURCE = "rl-sample"  # a reward page's RawInput.source: a sampled answer, not a file
@@ -108,49 +108,75 @@ class RewardCache:
             fh.write(json.dumps({"hash": key, **asdict(reward)}, sort_keys=True) + "\n")
 
 
-def _evaluate(todo: dict[str, str], items: dict, cfg: EvalConfig, work: Path, workers: int, executor,
-              commit) -> None:
-    """Execute the pages of `todo` ({sample key: answer text}) through the stage driver, calling
-    `commit(records)` with each batch's records in sample order; keyframes go under WORK/eval/."""
-    frames = (work / "eval").resolve()
-    frames.mkdir(parents=True, exist_ok=True)
-    jobs = [(RawInput(n, k, SOURCE, text, None, (match_item(items, k) or {}).get("prompt")), match_item(items, k))
-            for n, (k, text) in enumerate(todo.items())]
-    size = DASK_BATCH if executor is not None else 1  # a local pool takes one page at a time, as `webmend evaluate`
-    batches = [Batch(i, str(i), tuple(jobs[start:start + size])) for i, start in enumerate(range(0, len(jobs), size))]
-    cfg_json = cfg.model_dump_json()
-    from webmend.browser.worker import closing_new_browsers  # Playwright only where pages run
-    from webmend.evaluate.records import evaluate_jobs
+@dataclass
+class RewardStage:
+    """One reward step's pages as a stage: batches of distinct pages (by reward key), a batch done
+    when every page of it has a stored reward (the cache is the marker), committed by storing the
+    rewards and appending the records to WORK/eval/results.jsonl."""
 
-    # Here: one browser for the call, closed after it; a pool's or Dask's workers keep theirs.
-    with closing_new_browsers(), nullcontext(executor) if executor is not None else executors.local(workers) as ex:
-        report = run_stage(batches, submit=lambda b: ex.submit(evaluate_jobs, b.items, cfg_json, str(frames)),
-                           completed=ex.completed, commit=InOrder(lambda b, recs: commit(recs), 0),
-                           meter=Meter("rl reward", total=len(jobs), report=log_report), describe=describe_records)
-    if report.failures:
-        raise RuntimeError(f"reward evaluation failed: {report.failures[0][1]!r}")
+    pages: dict[str, str]  # {sample key: answer text}, one per reward key
+    keys: dict[str, str]  # {sample key: reward key}
+    items: dict
+    cfg_json: str
+    work_dir: Path
+    cache: RewardCache
+    weights: RewardWeights
+    results: IO[str]
+    size: int
+    name: str = "rl reward"
+
+    def batches(self) -> list[Batch]:
+        listed = list(self.pages)
+        return [Batch(i, str(i), tuple(listed[start:start + self.size]))
+                for i, start in enumerate(range(0, len(listed), self.size))]
+
+    def total(self) -> int:
+        return len(self.pages)
+
+    def is_committed(self, batch: Batch) -> bool:
+        return all(self.keys[k] in self.cache.entries for k in batch.items)
+
+    def work(self, batch: Batch) -> Work:
+        from webmend.evaluate.records import evaluate_jobs  # Playwright only where pages run
+
+        todo = [k for k in batch.items if self.keys[k] not in self.cache.entries]
+        jobs = tuple((RawInput(n, k, SOURCE, self.pages[k], None, (match_item(self.items, k) or {}).get("prompt")),
+                      match_item(self.items, k)) for n, k in enumerate(todo))
+        return Work(batch.index, evaluate_jobs, (jobs, self.cfg_json, str((self.work_dir / "eval").resolve())))
+
+    def commit(self, batch: Batch, records: list[dict]) -> None:
+        for rec in records:
+            reward = reward_from_record(rec, self.weights)
+            files = [k["file"] for k in rec.get("keyframes") or [] if k.get("file")]
+            reward.frame = str((self.work_dir / "eval" / files[0]).resolve()) if files else None
+            self.cache.add(self.keys[rec["id"]], reward)  # the reward is what a rerun skips by
+            self.results.write(json.dumps(rec, sort_keys=True) + "\n")
+        self.results.flush()
+
+    def describe(self, records: list[dict]) -> str:
+        return describe_records(records)
 
 
 def score_pages(pages: dict[str, str], items: dict[str, dict], cfg: EvalConfig, work: Path, *, cache: RewardCache,
                 weights: RewardWeights, workers: int = 1, executor=None) -> dict[str, PageReward]:
     """{sample key: reward} for {sample key: answer text}; keys are `TASK#...` sample ids."""
+    from webmend.browser.worker import closing_new_browsers  # Playwright only where pages run
+
     keys = {k: RewardCache.key(text, match_item(items, k), cfg) for k, text in pages.items()}
-    todo, seen = {}, set()
-    for k, text in pages.items():  # one execution per content, none for what the cache has
-        if keys[k] not in cache.entries and keys[k] not in seen:
+    distinct, seen = {}, set()
+    for k, text in pages.items():  # one execution per content
+        if keys[k] not in seen:
             seen.add(keys[k])
-            todo[k] = text
-    if todo:
+            distinct[k] = text
+    if any(keys[k] not in cache.entries for k in distinct):
         (work / RESULTS).parent.mkdir(parents=True, exist_ok=True)
         with open(work / RESULTS, "a", encoding="utf-8") as results:
-            def commit(records: list[dict]) -> None:
-                for rec in records:
-                    reward = reward_from_record(rec, weights)
-                    files = [k["file"] for k in rec.get("keyframes") or [] if k.get("file")]
-                    reward.frame = str((work / "eval" / files[0]).resolve()) if files else None
-                    cache.add(keys[rec["id"]], reward)  # the reward is what a rerun skips by
-                    results.write(json.dumps(rec, sort_keys=True) + "\n")
-                results.flush()
-
-            _evaluate(todo, items, cfg, work, workers, executor, commit)
+            # A local pool takes one page at a time, as `webmend evaluate`; Dask tasks take a few.
+            stage = RewardStage(distinct, keys, items, cfg.model_dump_json(), work, cache, weights, results,
+                                DASK_BATCH if executor is not None else 1)
+            # Here: one browser for the call, closed after it; a pool's or Dask's workers keep theirs.
+            with closing_new_browsers(), nullcontext(executor) if executor is not None else executors.local(workers) as ex:
+                outcome = drive(stage, ex, in_order=True)
+        if outcome.failures:
+            raise RuntimeError(f"reward evaluation failed: {outcome.failures[0][1]!r}")
     return {k: cache.entries[keys[k]] for k in pages}
