@@ -4,6 +4,12 @@ with their reasons, preference pairs, the manifest, determinism and reruns."""
 from __future__ import annotations
 
 import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
 
 import jsonschema
 import pyarrow.parquet as pq
@@ -12,7 +18,7 @@ from export_fixtures import traced_root
 
 from webmend.export.config import DEFAULT_SYSTEM, ExportConfig
 from webmend.export.manifest import manifest_schema, verify_manifest
-from webmend.export.run import export_corpus
+from webmend.export.run import STAGING_PREFIX, export_corpus
 
 
 @pytest.fixture(scope="module")
@@ -211,3 +217,24 @@ def test_the_flow_artifact_says_what_was_published_or_that_nothing_was_new(expor
     assert "webmend_refined_sharegpt | 3" in export_markdown(outcome) and outcome.version in export_markdown(outcome)
     same = ExportOutcome("unchanged", outcome.version, outcome.manifest, outcome.rows)
     assert export_markdown(same).startswith("# Export: nothing new") and "nothing was written" in export_markdown(same)
+
+
+def test_an_export_killed_while_staging_publishes_the_same_version_when_run_again(exported, tmp_path):
+    root, bench, _, outcome, folder, _ = exported
+    out = tmp_path / "corpus"
+    cmd = [sys.executable, "-m", "webmend.cli", "export", "--data-root", str(root), "--out", str(out),
+           "--benchmark", str(bench)]
+    proc = subprocess.Popen(cmd, cwd=Path(__file__).resolve().parents[2], start_new_session=True,
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        while proc.poll() is None and not any(out.glob(f"{STAGING_PREFIX}*/*")):
+            time.sleep(0.005)
+        assert proc.poll() is None, "the export finished before it could be killed while staging"
+    finally:
+        os.killpg(proc.pid, signal.SIGKILL)
+        proc.wait()
+    assert not (out / outcome.version).exists()  # nothing published half-way
+    again = export_corpus(str(root), str(out), ExportConfig(), [str(bench)])
+    assert again.version == outcome.version and again.rows == outcome.rows
+    assert rows(out / again.version, "refined/sharegpt") == rows(folder, "refined/sharegpt")
+    assert sorted(p.name for p in out.iterdir()) == ["LATEST.json", again.version]  # the killed run's staging is gone

@@ -68,3 +68,19 @@ def test_a_flow_can_wrap_each_commit():
     with executors.local(1) as ex:
         drive(stage, ex, commit_with=lambda commit, batch, rows: wrapped.append(batch.index) or commit(batch, rows))
     assert wrapped == [0] and stage.written == [(0, [9])]
+
+
+def test_in_this_process_each_batch_is_committed_before_the_next_runs():
+    events: list[str] = []
+
+    class Logged(Squares):
+        def work(self, batch):
+            return Work(batch.index, lambda items: events.append(f"run {batch.index}") or square_all(items),
+                        (batch.items,))
+
+        def commit(self, batch, rows):
+            events.append(f"commit {batch.index}")
+
+    with executors.local(1) as ex:  # a kill between batches loses nothing finished
+        drive(Logged([1, 2, 3]), ex, in_order=True, max_in_flight=8)
+    assert events == ["run 0", "commit 0", "run 1", "commit 1", "run 2", "commit 2"]

@@ -60,6 +60,9 @@ def drive(stage: Stage, executor, *, report: Report = log_report, in_order: bool
     if in_order:
         commit = InOrder(commit)
         is_committed = _skipping(stage.is_committed, commit)
+    window = getattr(executor, "window", None)
+    if window:
+        max_in_flight = min(max_in_flight or window, window)
     return run_stage(stage.batches(), submit=lambda batch: executor.run(stage.work(batch)),
                      completed=executor.completed, commit=commit, is_committed=is_committed,
                      max_in_flight=max_in_flight, max_resubmits=max_resubmits, meter=meter, describe=stage.describe)

@@ -19,6 +19,9 @@ class Executor:
     submit: Callable  # submit(fn, *args) -> future with .result()
     completed: Callable  # completed(futures) -> iterable of finished futures
     submit_work: Callable | None = None  # submit_work(work) -> future, for runners that name each batch's task
+    # The most batches worth having in flight: 1 where submit runs the batch at once (in this
+    # process), so each is committed before the next runs; None: the caller's choice.
+    window: int | None = None
 
     def run(self, work) -> object:
         """Submit a stage's `driver.Work` for one batch."""
@@ -42,7 +45,7 @@ def local(workers: int = 1, initializer: Callable | None = None, initargs: tuple
     if workers <= 1:
         if initializer:
             initializer(*initargs)
-        yield Executor(run_here, cf.as_completed)
+        yield Executor(run_here, cf.as_completed, window=1)
         return
     with cf.ProcessPoolExecutor(workers, mp_context=mp.get_context("spawn"), initializer=initializer,
                                 initargs=initargs) as pool:
