@@ -60,19 +60,29 @@ def run_stages(tree: Path, inputs: list[str], items: str, out: Path, workers: in
 
 
 def records(path: Path) -> dict[str, dict]:
+    """Records by input position and id (a page and an answer may share an id)."""
     if not path.exists():
         return {}
-    return {r["id"]: stable(r) for r in map(json.loads, path.read_text().splitlines()) if r}
+    return {f"{n}:{r['id']}": stable(r) for n, r in enumerate(map(json.loads, path.read_text().splitlines())) if r}
 
 
-def exported_rows(corpus: Path) -> dict[str, dict]:
-    """Every row of every exported Parquet file, by file (under its version folder) and position."""
-    rows = {}
+def exported_rows(corpus: Path) -> tuple[dict[str, dict], dict[str, list]]:
+    """Every row of every exported Parquet file by file (under its version folder) and row content,
+    and each file's row order (rows come in the order the data root's files are scanned)."""
+    rows, order = {}, {}
     for part in sorted(corpus.rglob("*.parquet")):
         name = "/".join(part.relative_to(corpus).parts[1:])  # without the version folder
-        for n, row in enumerate(pq.read_table(part).to_pylist()):
-            rows[f"{name}#{n}"] = stable(row)
-    return rows
+        listed = [json.dumps(stable(row), sort_keys=True, default=str) for row in pq.read_table(part).to_pylist()]
+        order[name] = listed
+        for n, text in enumerate(sorted(listed)):
+            rows[f"{name}#{n}"] = json.loads(text)
+    return rows, order
+
+
+def compare_order(label: str, before: dict[str, list], after: dict[str, list]) -> None:
+    moved = [name for name in sorted(set(before) & set(after)) if before[name] != after[name]
+             and sorted(before[name]) == sorted(after[name])]
+    print(f"{label}: {len(moved)} file(s) with the same rows in another order" + (f" ({', '.join(moved)})" if moved else ""))
 
 
 def compare(label: str, before: dict[str, dict], after: dict[str, dict]) -> int:
@@ -113,7 +123,9 @@ def main() -> int:
             b, f = runs["before"], runs["after"]
             differing += compare(f"{name} evaluate", records(b / "evaluate/results.jsonl"), records(f / "evaluate/results.jsonl"))
             differing += compare(f"{name} repair", records(b / "repair/repairs.jsonl"), records(f / "repair/repairs.jsonl"))
-            differing += compare(f"{name} export", exported_rows(b / "corpus"), exported_rows(f / "corpus"))
+            (rows_b, order_b), (rows_f, order_f) = exported_rows(b / "corpus"), exported_rows(f / "corpus")
+            differing += compare(f"{name} export rows", rows_b, rows_f)
+            compare_order(f"{name} export order", order_b, order_f)
     finally:
         if not a.keep:
             subprocess.run(["git", "worktree", "remove", "--force", str(base)], cwd=ROOT, capture_output=True)
