@@ -81,4 +81,4 @@ def test_verbose_keeps_stdout_for_the_summary(server, tmp_path, capfd):
     assert main(["-v", "generate", str(prompts), "--model", MODEL, "--out", str(tmp_path / "o")]) == 0
     captured = capfd.readouterr()
     assert json.loads(captured.out)["by_status"] == {"generated": 1}  # nothing but the JSON on stdout
-    assert "[1] tip: generated page=complete" in captured.err
+    assert "generate [1/1 samples (100%)" in captured.err and "tip: generated page=complete" in captured.err

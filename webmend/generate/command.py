@@ -10,6 +10,7 @@ import uuid
 from pathlib import Path
 
 from webmend.llm.settings import add_settings_arguments, settings_from_args
+from webmend.stage.progress import terminal_report
 
 DEFAULT_OUT = "out/generate"
 
@@ -41,7 +42,7 @@ def run_command(args: argparse.Namespace) -> int:
     summary = run_generation(
         prompts, cfg, settings.client(args.model), out, cache=ResponseCache(args.cache_dir or out / "cache"),
         data_root=DataRoot(args.data_root or out), run_id=args.run_id or _run_id(),
-        workers=settings.workers, progress=_progress(),
+        workers=settings.workers, report=terminal_report(),
     )
     print(json.dumps(summary, indent=2))
     print(f"responses: {summary['responses']}", file=sys.stderr)
@@ -51,16 +52,3 @@ def run_command(args: argparse.Namespace) -> int:
 
 def _run_id() -> str:
     return f"gen-{time.strftime('%Y%m%dT%H%M%S', time.gmtime())}-{uuid.uuid4().hex[:6]}"
-
-
-def _progress():
-    count = 0
-
-    def show(result) -> None:
-        nonlocal count
-        count += 1
-        final = result.rows[-1]
-        page = f" page={final['extraction_status']}" if final.get("extraction_status") else ""
-        print(f"[{count}] {result.sample.id}: {final['status']}{page}", file=sys.stderr, flush=True)
-
-    return show

@@ -14,18 +14,20 @@ import json
 import os
 import uuid
 from collections import Counter
-from concurrent.futures import ThreadPoolExecutor, as_completed
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable
+from typing import IO
 
 from webmend.generate.core import RunStop, SampleResult, generate_sample
 from webmend.generate.prompts import PromptIn
 from webmend.generate.samples import GenerationConfig, Sample, plan_samples
 from webmend.llm.cache import ResponseCache
 from webmend.llm.client import LLMClient
+from webmend.stage import executors
 from webmend.stage.batches import Batch
-from webmend.stage.executors import run_here
-from webmend.stage.run import run_stage
+from webmend.stage.driver import Work, drive
+from webmend.stage.progress import Report, log_report
 from webmend.stage.spec import StageSpec
 from webmend.store import DataRoot, make_key
 
@@ -35,9 +37,52 @@ TABLE = "generations"
 SPEC = StageSpec("generate", "sample answers to the kept prompts from the model", writes=(TABLE,))
 
 
+@dataclass
+class _GenerationStage:
+    """Generation as a stage: a batch per chunk of samples, run here with the chunk's samples on a
+    thread pool, committed as the chunk's lines and table file. A chunk's table file is replaced,
+    not skipped, on a rerun (no marker): every chunk runs and the response cache makes repeats free."""
+
+    chunks: list[Batch]
+    cfg: GenerationConfig
+    client: LLMClient
+    cache: ResponseCache | None
+    stop: RunStop
+    pool: ThreadPoolExecutor
+    fh: IO[str]
+    data_root: DataRoot
+    run_id: str
+    tally: "_Tally"
+    name: str = "generate"
+    unit: str = "samples"
+
+    def batches(self) -> list[Batch]:
+        return self.chunks
+
+    def total(self) -> int:
+        return sum(len(b.items) for b in self.chunks)
+
+    def is_committed(self, batch: Batch) -> bool:
+        return False
+
+    def work(self, batch: Batch) -> Work:
+        return Work(batch.index, lambda samples: list(self.pool.map(
+            lambda s: generate_sample(s, self.cfg, self.client, self.cache, self.stop), samples)), (batch.items,))
+
+    def commit(self, batch: Batch, results: list[SampleResult]) -> None:
+        _write_chunk(batch.key, results, self.fh, self.data_root, self.run_id, self.cfg)
+        for result in results:
+            self.tally.add(result)
+
+    def describe(self, results: list[SampleResult]) -> str:
+        return "; ".join(f"{r.sample.id}: {r.rows[-1]['status']}"
+                         + (f" page={r.rows[-1]['extraction_status']}" if r.rows[-1].get("extraction_status") else "")
+                         for r in results)
+
+
 def run_generation(prompts: list[PromptIn], cfg: GenerationConfig, client: LLMClient, out_dir: str | Path, *,
                    cache: ResponseCache | None, data_root: DataRoot, run_id: str, workers: int = 4,
-                   chunk_size: int = 100, progress: Callable[[SampleResult], None] | None = None) -> dict:
+                   chunk_size: int = 100, report: Report = log_report) -> dict:
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
     samples = plan_samples(prompts, cfg)
@@ -47,23 +92,13 @@ def run_generation(prompts: list[PromptIn], cfg: GenerationConfig, client: LLMCl
     tmp = out / f".{RESPONSES}.tmp-{os.getpid()}-{uuid.uuid4().hex[:8]}"
     try:
         with open(tmp, "w", encoding="utf-8") as fh, ThreadPoolExecutor(max(1, workers)) as pool:
-            def generate_chunk(batch: Batch) -> list[SampleResult]:
-                return list(pool.map(lambda s: generate_sample(s, cfg, client, cache, stop), batch.items))
-
-            def commit(batch: Batch, results: list[SampleResult]) -> None:
-                _write_chunk(batch.key, results, fh, data_root, run_id, cfg)
-                for result in results:
-                    tally.add(result)
-                    if progress:
-                        progress(result)
-
-            # One chunk at a time, its samples on the thread pool (the client's per-provider limiter
-            # bounds what reaches the provider); a chunk's table file is replaced, not skipped, on a
-            # rerun, so every batch runs and the cache makes the repeats free.
-            report = run_stage(batches, submit=lambda b: run_here(generate_chunk, b), completed=as_completed,
-                               commit=commit, max_in_flight=1, max_resubmits=0)
-        if report.failures:
-            raise report.failures[0][1]
+            stage = _GenerationStage(batches, cfg, client, cache, stop, pool, fh, data_root, run_id, tally)
+            # One chunk at a time in this process, its samples on the thread pool (the client's
+            # per-provider limiter bounds what reaches the provider).
+            with executors.local(1) as here:
+                outcome = drive(stage, here, report=report, max_resubmits=0)
+        if outcome.failures:
+            raise outcome.failures[0][1]
         os.replace(tmp, out / RESPONSES)
     finally:
         tmp.unlink(missing_ok=True)
