@@ -1,15 +1,16 @@
 """build-refined-pool with the repair stage: operators repair the evaluated pages on Dask, the
 repair tables are written, a page `webmend repair` already stored is not repaired again, a rerun
-skips the committed pages."""
+skips the committed pages, and a flow killed while repairing repairs only the rest when run again."""
 
 from __future__ import annotations
 
 import json
 import subprocess
 import sys
+import time
 
 from conftest import FIXTURES, ROOT
-from flow_fixtures import flow_command, query
+from flow_fixtures import FIXTURE_PAGES, flow_command, kill_session, log_tail, query, small_pages, start_flow
 
 from webmend.store import DataRoot
 
@@ -48,3 +49,25 @@ def test_flow_repairs_evaluated_pages_and_resumes(prefect_api, tmp_path):
     again = run_flow(cmd, env)
     assert again["repair"]["repaired_batches"] == 0 and again["repair"]["transitions"] == first["repair"]["transitions"]
     assert len(DataRoot(root).keys("checkpoints")) == 2
+
+
+def test_a_flow_killed_while_repairing_resumes_without_repairing_a_page_twice(prefect_api, tmp_path):
+    _, env = prefect_api
+    pages, root, log = small_pages(tmp_path / "pages", copies=1), tmp_path / "data", tmp_path / "flow.log"
+    cmd = flow_command(root, pages=[pages], batch_size=1) + ["--repair", "--repair-rounds", "2"]
+    proc = start_flow(cmd, env, log)
+    try:
+        deadline = time.monotonic() + 600
+        while proc.poll() is None and time.monotonic() < deadline and not DataRoot(root).keys("checkpoints"):
+            time.sleep(0.02)
+        assert proc.poll() is None, "the flow ended before it could be killed while repairing\n" + log_tail(log)
+    finally:
+        kill_session(proc)  # SIGKILL: the flow, its Dask workers, their browsers
+    done_before = len(DataRoot(root).keys("checkpoints"))
+    assert 1 <= done_before < len(FIXTURE_PAGES)
+    result = run_flow(cmd, env)
+    assert result["repair"]["repaired_batches"] == len(FIXTURE_PAGES) - done_before  # only what was not committed
+    assert result["repair"]["pages"] == len(FIXTURE_PAGES)
+    best = query(root, "SELECT id, count(*) FROM checkpoints WHERE is_best GROUP BY id ORDER BY id")
+    assert best == [(f"{name}_0", 1) for name in sorted(FIXTURE_PAGES)]
+    assert query(root, "SELECT id, round, candidate FROM repair_attempts GROUP BY ALL HAVING count(*) > 1") == []
