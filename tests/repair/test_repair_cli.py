@@ -1,9 +1,13 @@
 """`webmend repair` end to end on a real page: outputs valid against their schemas, a rerun that
-resumes, trace tables, and bad arguments refused before any work."""
+resumes (after a SIGKILL too), trace tables, and bad arguments refused before any work."""
 
 from __future__ import annotations
 
 import json
+import os
+import signal
+import subprocess
+import sys
 import time
 
 import jsonschema
@@ -71,3 +75,29 @@ def test_bad_arguments_fail_before_any_work(tmp_path, capsys, extra, message):
     out = tmp_path / "out"
     assert main(["repair", str(PAGE), "--out", str(out), *extra]) == 2
     assert message in capsys.readouterr().err and not out.exists()
+
+
+def test_a_run_killed_with_sigkill_repairs_only_the_rest_when_run_again(tmp_path):
+    pages = tmp_path / "pages"
+    pages.mkdir()
+    for n in range(4):  # four distinct copies of a page the operators fix
+        (pages / f"bare_{n}.html").write_text(PAGE.read_text().replace("</body>", f"<!-- {n} --></body>", 1))
+    out, root = tmp_path / "out", tmp_path / "root"
+    args = ["repair", str(pages), "--out", str(out), "--data-root", str(root), "--rounds", "2"]
+    proc = subprocess.Popen([sys.executable, "-m", "webmend.cli", *args], cwd=ROOT, start_new_session=True,
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    repairs = out / "repairs.jsonl"
+    try:
+        while proc.poll() is None and not (repairs.exists() and repairs.read_text().count("\n") >= 1):
+            time.sleep(0.01)
+        assert proc.poll() is None, "the run ended before it could be killed"
+    finally:
+        os.killpg(proc.pid, signal.SIGKILL)
+        proc.wait()
+    done_before = [json.loads(line)["id"] for line in repairs.read_text().splitlines() if line.endswith("}")]
+    assert 1 <= len(done_before) < 4
+    assert main(args) == 0
+    ids = [json.loads(line)["id"] for line in repairs.read_text().splitlines()]
+    assert ids == [f"bare_{n}" for n in range(4)]  # each page once, in order
+    best = DataRoot(root).read("checkpoints").to_pylist()
+    assert sorted(c["id"] for c in best if c["is_best"]) == ids  # one best checkpoint per page
