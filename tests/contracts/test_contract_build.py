@@ -18,11 +18,14 @@ TODO = json.loads((ROOT / "data" / "contracts" / "todo_list" / "contract.json").
 TASK = dict(TODO["task"])
 
 
+def stage_parts(contract: dict) -> list[dict]:
+    return [{"requirements": contract["requirements"]}, {"initial_contract": contract["initial_contract"]},
+            {"states": contract["states"], "transitions": contract["transitions"]}, {"test_items": contract["test_items"]}]
+
+
 def stage_replies(contract: dict, prose: bool = False) -> list:
-    parts = [{"requirements": contract["requirements"]}, {"initial_contract": contract["initial_contract"]},
-             {"states": contract["states"], "transitions": contract["transitions"]}, {"test_items": contract["test_items"]}]
     wrap = (lambda s: f"Here it is:\n```json\n{s}\n```\nHope it helps.") if prose else (lambda s: s)
-    return [chat_reply(wrap(json.dumps(p))) for p in parts]
+    return [chat_reply(wrap(json.dumps(p))) for p in stage_parts(contract)]
 
 
 def with_unreachable_state(contract: dict) -> dict:
@@ -149,3 +152,42 @@ def test_execute_takes_a_folder_of_pages_and_a_missing_path_is_a_clear_error(tmp
     assert pages == sorted(str(p) for p in refs.rglob("*.html")) and pages
     assert main(["contract", "execute", contract, str(tmp_path / "nope")]) == 2
     assert "no such file or folder" in capsys.readouterr().err
+
+
+ASKS = {"List the requirements": 0, "Say what the page must hold": 1, "Write the states and transitions": 2,
+        "Group the requirements into test items": 3}
+
+
+def by_stage(request):
+    """Each build stage's answer, told apart by what the request asks (the order of calls may vary)."""
+    stage = next(n for ask, n in ASKS.items() if ask in request.user_text)
+    return chat_reply(json.dumps(stage_parts(TODO)[stage]), delay_s=0.2)
+
+
+def test_a_build_killed_with_sigkill_asks_only_what_it_had_not_cached(server, tmp_path):  # noqa: F811
+    import os
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    server.fallback = by_stage
+    prompts = tmp_path / "prompts.jsonl"
+    prompts.write_text("".join(json.dumps({"id": f"todo_{n}", "prompt": TASK["prompt"]}) + "\n" for n in range(3)))
+    out = tmp_path / "out"
+    args = ["contract", "build", str(prompts), "--model", "openai/scripted", "--out", str(out), "--workers", "1"]
+    proc = subprocess.Popen([sys.executable, "-m", "webmend.cli", *args], cwd=ROOT, start_new_session=True,
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        while proc.poll() is None and len(server.requests) < 6:
+            time.sleep(0.01)
+        assert proc.poll() is None, "the build ended before it could be killed"
+    finally:
+        os.killpg(proc.pid, signal.SIGKILL)
+        proc.wait()
+    cached = len(list((out / "cache").rglob("*.json")))
+    assert 4 <= cached < 12
+    before = len(server.requests)
+    assert main(args) == 0
+    assert len(server.requests) - before == 12 - cached  # every cached answer is read, not asked again
+    assert json.loads((out / "summary.json").read_text())["kept"] == 3
