@@ -35,3 +35,15 @@ def test_repair_markdown_shows_the_band_funnel():
                                           "High": {"High": {"count": 1, "row_pct": 100.0}}}}, "pool-x")
     assert "3 pages, 2 improved; mean score 40.0 -> 70.0" in md
     assert "| Low | · | 2 (100%) | · |" in md and "| High | · | · | 1 (100%) |" in md
+
+
+def test_a_process_builds_its_repair_model_once_so_the_spend_cap_spans_its_batches(tmp_path):
+    from webmend.config import RepairConfig
+    from webmend.llm.settings import GenerationSettings
+    from webmend.pool.repair import ModelSpec, process_model
+
+    spec = ModelSpec("openai/scripted", GenerationSettings(max_cost=0.5, workers=1).model_dump_json(), str(tmp_path))
+    first = process_model(spec, RepairConfig())
+    assert process_model(spec, RepairConfig()) is first  # the next batch on this worker
+    assert process_model(spec, RepairConfig(max_rounds=2)) is not first  # another config, another model
+    assert process_model(None, RepairConfig()) is None

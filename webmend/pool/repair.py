@@ -113,6 +113,20 @@ def _declared_rows(root: DataRoot, table: str, key: str) -> list[dict]:
     return root.read_keys(table, [key], columns=SPEC.columns(table)).to_pylist()
 
 
+_MODELS: dict = {}  # this process's repair models, by (spec, repair config hash)
+
+
+def process_model(spec: ModelSpec | None, rcfg: RepairConfig):
+    """The repair model of this process (a Dask worker's) for `spec`, built once: its spend cap
+    (`repair_max_cost`) then counts every batch the process repairs, not each batch afresh."""
+    if spec is None:
+        return None
+    key = (spec, rcfg.config_hash())
+    if key not in _MODELS:
+        _MODELS[key] = build_model(spec, rcfg)
+    return _MODELS[key]
+
+
 def repair_batch(batch: Batch, rcfg_json: str, data_root: str, model: ModelSpec | None = None,
                  scratch: str | None = None) -> list[tuple[dict, dict]]:
     """(record, checkpoint pages) per page, in input order, on this process's warm browser.
@@ -127,7 +141,7 @@ def repair_batch(batch: Batch, rcfg_json: str, data_root: str, model: ModelSpec 
     worker = get_worker(rcfg.evaluation)
     worker.ensure_started()
     stored = stored_records(root, batch.items[0][0]) if batch.items else {}
-    built = build_model(model, rcfg)
+    built = process_model(model, rcfg)
     results = []
     for _, job in batch.items:
         evaluation = stored.get(job.content_hash)
