@@ -2,7 +2,13 @@
 
 from __future__ import annotations
 
+import os
+import signal
+import subprocess
+import sys
+import time
 from pathlib import Path
+from typing import Callable
 
 import pytest
 
@@ -17,6 +23,21 @@ ROOT = Path(__file__).resolve().parent.parent
 # torch tests: they run in the training environment, in `make test`'s second pytest run
 collect_ignore = ["training/trainenv"]
 FIXTURES = ROOT / "data" / "fixtures"
+
+
+def sigkill_when(args: list[str], ready: Callable[[], bool], *, cwd: Path = ROOT, timeout_s: float = 300) -> None:
+    """Run `python ARGS` in its own session and SIGKILL the whole session (the process, its
+    browsers and drivers: no cleanup runs) as soon as `ready()`; fails if it ended before that."""
+    proc = subprocess.Popen([sys.executable, *args], cwd=cwd, start_new_session=True,
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        deadline = time.monotonic() + timeout_s
+        while proc.poll() is None and time.monotonic() < deadline and not ready():
+            time.sleep(0.01)
+        assert proc.poll() is None, f"{args[:3]} ended before it could be killed"
+    finally:
+        os.killpg(proc.pid, signal.SIGKILL)
+        proc.wait()
 
 
 @pytest.fixture(scope="session")

@@ -5,15 +5,12 @@ from __future__ import annotations
 
 import collections
 import json
-import os
-import signal
 import subprocess
 import sys
-import time
 
 import jsonschema
 import pytest
-from conftest import FIXTURES, ROOT
+from conftest import FIXTURES, ROOT, sigkill_when
 
 SCHEMA_DIR = ROOT / "webmend" / "schemas"
 GOOD = (FIXTURES / "pages" / "good_app.html").read_text()
@@ -97,18 +94,12 @@ def test_resume_after_a_torn_write(corpus, tmp_path):
 def test_a_run_killed_with_sigkill_resumes_to_the_same_records(corpus, tmp_path):
     d, out = corpus
     killed = tmp_path / "killed"
-    args = [sys.executable, "-m", "webmend.cli", "evaluate", str(d / "pages"), "--responses", str(d / "responses.jsonl"),
-            "--tests", str(d / "items.jsonl"), "--out", str(killed)]
-    proc = subprocess.Popen(args, cwd=d, start_new_session=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    args = ["evaluate", str(d / "pages"), "--responses", str(d / "responses.jsonl"), "--tests", str(d / "items.jsonl"),
+            "--out", str(killed)]
     results = killed / "results.jsonl"
-    try:
-        while proc.poll() is None and not (results.exists() and results.read_text().count("\n") >= 2):
-            time.sleep(0.01)
-        assert proc.poll() is None, "the run ended before it could be killed"
-    finally:
-        os.killpg(proc.pid, signal.SIGKILL)  # no cleanup runs: the driver, its browser, a write in flight
-        proc.wait()
-    res = webmend(*args[3:], cwd=d)
+    sigkill_when(["-m", "webmend.cli", *args], lambda: results.exists() and results.read_text().count("\n") >= 2,
+                 cwd=d)
+    res = webmend(*args, cwd=d)
     assert res.returncode == 0, res.stderr
     strip = lambda rs: [{k: v for k, v in r.items() if k not in ("elapsed_s", "evidence")} for r in rs]  # noqa: E731
     assert strip(records(killed)) == strip(records(out))  # every input once, in order

@@ -6,7 +6,7 @@ from __future__ import annotations
 import copy
 import json
 
-from conftest import ROOT
+from conftest import ROOT, sigkill_when
 from llm.llm_fixtures import Sleeps, make_client, server  # noqa: F401 (the server fixture)
 from llm.llm_server import chat_reply, rate_limited
 
@@ -165,26 +165,12 @@ def by_stage(request):
 
 
 def test_a_build_killed_with_sigkill_asks_only_what_it_had_not_cached(server, tmp_path):  # noqa: F811
-    import os
-    import signal
-    import subprocess
-    import sys
-    import time
-
     server.fallback = by_stage
     prompts = tmp_path / "prompts.jsonl"
     prompts.write_text("".join(json.dumps({"id": f"todo_{n}", "prompt": TASK["prompt"]}) + "\n" for n in range(3)))
     out = tmp_path / "out"
     args = ["contract", "build", str(prompts), "--model", "openai/scripted", "--out", str(out), "--workers", "1"]
-    proc = subprocess.Popen([sys.executable, "-m", "webmend.cli", *args], cwd=ROOT, start_new_session=True,
-                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    try:
-        while proc.poll() is None and len(server.requests) < 6:
-            time.sleep(0.01)
-        assert proc.poll() is None, "the build ended before it could be killed"
-    finally:
-        os.killpg(proc.pid, signal.SIGKILL)
-        proc.wait()
+    sigkill_when(["-m", "webmend.cli", *args], lambda: len(server.requests) >= 6)
     cached = len(list((out / "cache").rglob("*.json")))
     assert 4 <= cached < 12
     before = len(server.requests)

@@ -4,16 +4,11 @@ with their reasons, preference pairs, the manifest, determinism and reruns."""
 from __future__ import annotations
 
 import json
-import os
-import signal
-import subprocess
-import sys
-import time
-from pathlib import Path
 
 import jsonschema
 import pyarrow.parquet as pq
 import pytest
+from conftest import sigkill_when
 from export_fixtures import traced_root
 
 from webmend.export.config import DEFAULT_SYSTEM, ExportConfig
@@ -222,17 +217,8 @@ def test_the_flow_artifact_says_what_was_published_or_that_nothing_was_new(expor
 def test_an_export_killed_while_staging_publishes_the_same_version_when_run_again(exported, tmp_path):
     root, bench, _, outcome, folder, _ = exported
     out = tmp_path / "corpus"
-    cmd = [sys.executable, "-m", "webmend.cli", "export", "--data-root", str(root), "--out", str(out),
-           "--benchmark", str(bench)]
-    proc = subprocess.Popen(cmd, cwd=Path(__file__).resolve().parents[2], start_new_session=True,
-                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    try:
-        while proc.poll() is None and not any(out.glob(f"{STAGING_PREFIX}*/*")):
-            time.sleep(0.005)
-        assert proc.poll() is None, "the export finished before it could be killed while staging"
-    finally:
-        os.killpg(proc.pid, signal.SIGKILL)
-        proc.wait()
+    sigkill_when(["-m", "webmend.cli", "export", "--data-root", str(root), "--out", str(out), "--benchmark", str(bench)],
+                 lambda: any(out.glob(f"{STAGING_PREFIX}*/*")))
     assert not (out / outcome.version).exists()  # nothing published half-way
     again = export_corpus(str(root), str(out), ExportConfig(), [str(bench)])
     assert again.version == outcome.version and again.rows == outcome.rows

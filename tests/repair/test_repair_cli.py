@@ -4,15 +4,11 @@ resumes (after a SIGKILL too), trace tables, and bad arguments refused before an
 from __future__ import annotations
 
 import json
-import os
-import signal
-import subprocess
-import sys
 import time
 
 import jsonschema
 import pytest
-from conftest import FIXTURES, ROOT
+from conftest import FIXTURES, ROOT, sigkill_when
 
 from webmend.cli import main
 from webmend.store import DataRoot
@@ -84,16 +80,8 @@ def test_a_run_killed_with_sigkill_repairs_only_the_rest_when_run_again(tmp_path
         (pages / f"bare_{n}.html").write_text(PAGE.read_text().replace("</body>", f"<!-- {n} --></body>", 1))
     out, root = tmp_path / "out", tmp_path / "root"
     args = ["repair", str(pages), "--out", str(out), "--data-root", str(root), "--rounds", "2"]
-    proc = subprocess.Popen([sys.executable, "-m", "webmend.cli", *args], cwd=ROOT, start_new_session=True,
-                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     repairs = out / "repairs.jsonl"
-    try:
-        while proc.poll() is None and not (repairs.exists() and repairs.read_text().count("\n") >= 1):
-            time.sleep(0.01)
-        assert proc.poll() is None, "the run ended before it could be killed"
-    finally:
-        os.killpg(proc.pid, signal.SIGKILL)
-        proc.wait()
+    sigkill_when(["-m", "webmend.cli", *args], lambda: repairs.exists() and repairs.read_text().count("\n") >= 1)
     done_before = [json.loads(line)["id"] for line in repairs.read_text().splitlines() if line.endswith("}")]
     assert 1 <= len(done_before) < 4
     assert main(args) == 0

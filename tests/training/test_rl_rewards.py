@@ -5,12 +5,9 @@ only the rest."""
 from __future__ import annotations
 
 import json
-import os
-import signal
-import subprocess
-import sys
-import time
 from pathlib import Path
+
+from conftest import sigkill_when
 
 from webmend.config import EvalConfig
 from webmend.training.rl_rewards import RESULTS, RewardCache, RewardWeights, score_pages
@@ -37,16 +34,7 @@ def test_a_killed_reward_step_keeps_finished_rewards_and_runs_only_the_rest(tmp_
     work, spec = tmp_path / "work", tmp_path / "pages.json"
     work.mkdir()
     spec.write_text(json.dumps({**PAGES, "counter#again": PAGES["counter#s0"]}))  # a repeat runs once
-    proc = subprocess.Popen([sys.executable, "-c", STEP, str(spec), str(work)], start_new_session=True,
-                            cwd=Path(__file__).resolve().parents[2])
-    try:
-        deadline = time.monotonic() + 300
-        while len(executed(work)) < 1 and proc.poll() is None and time.monotonic() < deadline:
-            time.sleep(0.01)
-        assert proc.poll() is None, "the step ended before it could be killed"
-    finally:
-        os.killpg(proc.pid, signal.SIGKILL)  # the step, its browser and driver: nothing closes cleanly
-        proc.wait()
+    sigkill_when(["-c", STEP, str(spec), str(work)], lambda: len(executed(work)) >= 1)
     cache = RewardCache(work / "cache.jsonl")
     stored = {k for k, text in PAGES.items() if RewardCache.key(text, None, EvalConfig()) in cache.entries}
     assert 1 <= len(stored) < len(PAGES)
