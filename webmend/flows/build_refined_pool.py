@@ -24,10 +24,9 @@ from prefect import flow
 
 from webmend.flows import dask_worker, tasks
 from webmend.llm.settings import GenerationSettings, add_settings_arguments, settings_from_args
-from webmend.pool.batches import DEFAULT_BATCH_SIZE
+from webmend.pool.batches import DEFAULT_BATCH_SIZE, PoolEvaluateStage
 from webmend.pool.inputs import items_from_prompts
 from webmend.pool.stages import pool_stages
-from webmend.pool.batches import PoolEvaluateStage
 from webmend.stage.driver import drive
 from webmend.stage.progress import line_report
 from webmend.schemas.corpus import ROUTES

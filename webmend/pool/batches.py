@@ -12,6 +12,7 @@ from collections.abc import Callable
 
 import logging
 from dataclasses import dataclass
+from functools import cached_property
 from pathlib import Path
 from typing import Iterable, Sequence
 
@@ -163,8 +164,12 @@ class PoolEvaluateStage:
     def total(self) -> int:
         return sum(len(b.items) for b in self.plan.batches)
 
+    @cached_property
+    def _root(self) -> DataRoot:
+        return DataRoot(self.data_root)
+
     def is_committed(self, batch: Batch) -> bool:
-        return not self.replace and DataRoot(self.data_root).exists(traces.SPEC.marker, batch.key)
+        return not self.replace and self._root.exists(traces.SPEC.marker, batch.key)
 
     def work(self, batch: Batch) -> Work:
         return Work(batch.index, evaluate_batch, (batch, self.cfg_json, self.data_root))
