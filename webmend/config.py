@@ -9,7 +9,8 @@ from __future__ import annotations
 import json
 import tomllib
 from pathlib import Path
-from typing import Literal, TypeVar
+from types import UnionType
+from typing import Literal, TypeVar, Union, get_args, get_origin
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -258,3 +259,59 @@ def load_model_config(path: str | Path | None, model: type[M]) -> M:
 
 def load_config(path: str | Path | None) -> EvalConfig:
     return load_model_config(path, EvalConfig)
+
+
+def add_model_flags(parser, model: type[BaseModel], prefix: str = "", *, flags: dict[str, str] | None = None,
+                    one_per_flag: tuple[str, ...] = (), positional: str | None = None) -> None:
+    """A settings model's fields as command-line flags: `--PREFIX-FIELD` (or the name in `flags`),
+    typed, choices from Literal, help from the field's description. Lists take several values
+    (`--bands Low Mid`), or one per flag for the fields in `one_per_flag` (`--responses A --responses B`),
+    so a list flag cannot swallow the positional arguments that follow it. Dict fields are the
+    caller's; the list field named `positional` takes the positional arguments. argparse reads the
+    types here because the models are the one place they are declared."""
+    for name, field in model.model_fields.items():
+        kind, many = _flag_type(field.annotation)
+        if kind is dict:
+            continue
+        if name == positional:
+            parser.add_argument(_flag_dest(model, prefix, name), nargs="*", metavar=name, help=field.description)
+            continue
+        flag = "--" + (flags or {}).get(name, prefix + name).replace("_", "-")
+        options = {"dest": _flag_dest(model, prefix, name), "help": field.description, "default": None}
+        if kind is bool:
+            parser.add_argument(flag, action="store_true", **options)
+            continue
+        choices = get_args(kind) if get_origin(kind) is Literal else None
+        options.update(type=type(choices[0]) if choices else kind, choices=choices,
+                       metavar=None if choices else name.upper())
+        if many:
+            options.update(action="append") if name in one_per_flag else options.update(action="extend", nargs="+")
+        parser.add_argument(flag, **options)
+
+
+def model_from_flags(args, model: type[M], prefix: str = "", **more) -> M:
+    """The model from parsed flags: flags not given keep the model's defaults."""
+    given = {name: value for name in model.model_fields
+             if _given(value := getattr(args, _flag_dest(model, prefix, name), None))}
+    return model.model_validate({**given, **more})
+
+
+def _given(value) -> bool:
+    # `is`, not `in`: 0 == False, and `--samples 0` must reach validation.
+    return not (value is None or value is False or value == [])
+
+
+def _flag_dest(model: type[BaseModel], prefix: str, name: str) -> str:
+    return f"{model.__name__}.{prefix}{name}"
+
+
+def _flag_type(annotation) -> tuple[object, bool]:
+    """(item type, is a list) of a field: Optional unwrapped, list/tuple of T -> (T, True)."""
+    args = [a for a in get_args(annotation) if a is not type(None)]
+    if get_origin(annotation) in (Union, UnionType) and len(args) == 1:
+        return _flag_type(args[0])
+    if get_origin(annotation) in (list, tuple):
+        return get_args(annotation)[0], True
+    if get_origin(annotation) is dict or annotation is dict:
+        return dict, False
+    return annotation, False

@@ -98,9 +98,12 @@ def deployed(prefect_api, scripted_llm, tmp_path_factory):
         stop(worker)
 
 
-def run_deployment(env: dict, data_root, responses, **more) -> subprocess.CompletedProcess:
-    params = {"data_root": str(data_root), "pages": [], "responses": [str(responses)] if responses else [],
-              "items": str(SAMPLES / "items.jsonl"), "batch_size": 2, "n_workers": 1, **more}
+def run_deployment(env: dict, data_root, responses, items=SAMPLES / "items.jsonl", **more) -> subprocess.CompletedProcess:
+    """A run of the default deployment; each given group replaces the deployment's (repair and
+    export stay on)."""
+    corpus = {"pages": [], "responses": [str(responses)] if responses else [], "items": str(items)}
+    params = {"data_root": str(data_root), "corpus": corpus, "evaluation": {"batch_size": 2},
+              "cluster": {"n_workers": 1}, **more}
     return prefect(env, "deployment", "run", "build-refined-pool/default", "--params", json.dumps(params),
                    "--watch", "--watch-interval", "2", "--watch-timeout", "600", timeout=700)
 
@@ -149,14 +152,14 @@ def test_deployment_run_writes_one_record_per_input(deployed, tmp_path):
 
 
 def test_deployment_run_from_prompts(deployed, scripted_llm, tmp_path):
-    """prompts + model (+ generation settings as JSON) through `prefect deployment run`: intake,
+    """prompt settings (+ generation settings as JSON) through `prefect deployment run`: intake,
     generation through litellm, evaluation; a rerun makes no LLM call and writes nothing."""
     env, worker_log = deployed
     prompts = tmp_path / "prompts.jsonl"
     prompts.write_text("".join(json.dumps(item) + "\n" for item in PROMPT_ITEMS))
     data_root = tmp_path / "data"
     calls_before = len(scripted_llm.requests)
-    params = {"prompts": [str(prompts)], "items": str(prompts), "model": "openai/scripted-deploy",
+    params = {"prompts": {"files": [str(prompts)], "model": "openai/scripted-deploy"}, "items": prompts,
               "generation": {"max_tokens": 777, "seed": 5, "workers": 2}}
 
     done = run_deployment(env, data_root, None, **params)

@@ -48,4 +48,4 @@ def test_build_refined_pool_trains_only_on_its_export(prefect_api, tmp_path):
     _, env = prefect_api
     done = run([sys.executable, "-m", "webmend.flows.build_refined_pool", "--data-root", str(tmp_path / "d"),
                 "--train"], env, timeout=300)
-    assert done.returncode != 0 and "set export=True as well" in done.stderr
+    assert done.returncode != 0 and "train needs export settings as well" in done.stderr

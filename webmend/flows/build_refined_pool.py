@@ -1,8 +1,8 @@
 """The build-refined-pool flow: read a corpus (or make one from prompts: intake, then generation),
-evaluate it in batches on Dask, write trace tables, publish a markdown summary, then (repair=True)
-repair the evaluated pages on Dask and publish the band funnel. It only wires tasks
-(webmend/flows/tasks.py) around the pure cores (webmend/pool/batches.py, pool_inputs.py); later
-stages (repair, contracts, export) join here.
+evaluate it in batches on Dask, write trace tables, publish a markdown summary, then (with repair
+settings) repair the evaluated pages on Dask and publish the band funnel, export and train. It only
+wires tasks (webmend/flows/tasks.py) around the pure cores (webmend/pool/); its parameters are the
+stages' settings (webmend/flows/settings.py).
 
 Run it through a deployment (prefect.yaml, docs/flows.md) or directly:
     python -m webmend.flows.build_refined_pool --responses data/samples/responses.jsonl \
@@ -21,18 +21,20 @@ import sys
 from pathlib import Path
 
 from prefect import flow
+from pydantic import ValidationError
 
+from webmend.config import add_model_flags, model_from_flags
 from webmend.flows import dask_worker, tasks
+from webmend.flows.settings import (ClusterSettings, CorpusSettings, EvaluationSettings, ExportSettings, PromptSettings,
+                                    RepairSettings, TrainSettings)
 from webmend.llm.settings import GenerationSettings, add_settings_arguments, settings_from_args
-from webmend.pool.batches import DEFAULT_BATCH_SIZE, PoolEvaluateStage
+from webmend.pool.batches import PoolEvaluateStage
 from webmend.pool.inputs import items_from_prompts
 from webmend.pool.stages import pool_stages
 from webmend.stage.driver import drive
 from webmend.stage.progress import line_report
-from webmend.schemas.corpus import ROUTES
-from webmend.schemas.vocab import STATES
 from webmend.store import DEFAULT_ROOT, layout
-from webmend.training.presets import PRESETS
+from webmend.training.sft import parse_overrides
 
 log = logging.getLogger(__name__)
 
@@ -41,97 +43,61 @@ FLOW_NAME = "build-refined-pool"
 
 @flow(name=FLOW_NAME, log_prints=True)
 def build_refined_pool(
-    responses: list[str] | None = None,
-    pages: list[str] | None = None,
-    items: str | None = None,
+    corpus: CorpusSettings = CorpusSettings(),
     data_root: str = DEFAULT_ROOT,
-    config: str | None = None,
-    batch_size: int = DEFAULT_BATCH_SIZE,
-    dask_address: str | None = None,
-    n_workers: int | None = None,
-    run_id: str | None = None,
-    replace: bool = False,
-    prompts: list[str] | None = None,
-    benchmark: list[str] | None = None,
-    model: str | None = None,
-    samples: int = 1,
-    temperatures: list[float] | None = None,
+    evaluation: EvaluationSettings = EvaluationSettings(),
+    cluster: ClusterSettings = ClusterSettings(),
+    prompts: PromptSettings | None = None,
     generation: GenerationSettings | None = None,
-    rewrite_model: str | None = None,
-    classify_model: str | None = None,
-    intake_config: str | None = None,
-    repair: bool = False,
-    repair_model: str | None = None,
-    repair_rounds: int = 8,
-    repair_bands: list[str] | None = None,
-    repair_max_cost: float | None = None,
-    repair_config: str | None = None,
-    incremental: bool = False,
-    export: bool = False,
-    export_out: str | None = None,
-    export_config: str | None = None,
-    export_routes: list[str] | None = None,
-    contracts: list[str] | None = None,
-    contract_model: str | None = None,
-    train: bool = False,
-    train_route: str = "refined",
-    train_preset: str = "tiny",
-    train_overrides: dict | None = None,
+    repair: RepairSettings | None = None,
+    export: ExportSettings | None = None,
+    train: TrainSettings | None = None,
+    replace: bool = False,
 ) -> dict:
-    """responses: JSONL files of raw answers; pages: HTML files or folders; items: HTMLBench test
-    items (JSONL); data_root: folder or fsspec URL of the trace tables; config: evaluator config
-    file; batch_size: pages per task; dask_address: an existing Dask scheduler, else a local
-    cluster of n_workers processes (default: one per core); run_id: default derived from the corpus
-    and config; replace: evaluate again and overwrite committed batches. prompts: prompt files (as
-    `webmend prompts` takes) to run through intake (decontaminated against `benchmark` files) and
-    generation with `model` (litellm string; `samples` per prompt and temperature); the generated
-    answers join `responses`, and HTMLBench items among the prompt files are the test items unless
-    `items` is given. generation: limits, spend cap, max_tokens and seed of the LLM calls
-    (GenerationSettings; its rate limits, timeout and retries also bind the intake's models);
-    rewrite_model / classify_model: litellm models that rewrite forum posts and label unsure
-    families; intake_config: intake config file (thresholds, docs/intake.md). repair: run the repair
-    stage on the evaluated pages (docs/repair.md): deterministic operators, plus `repair_model`
-    (litellm string) when given, at most `repair_rounds` rounds, only pages in `repair_bands`
-    (default all), `repair_max_cost` USD per Dask worker process; repair_config: repair config file
-    (its [evaluation] section is ignored here: candidates are evaluated with `config`).
-    incremental: evaluate (and repair) only pages not evaluated yet under `config`, by content hash
-    (the nightly refresh). export: end in a gated export (docs/export.md) of the whole data root to
-    `export_out` (default ROOT/corpus) with `export_config`, `export_routes` (default all) and the
-    `benchmark` files for the decontamination re-check; a night with nothing new writes nothing.
-    contracts: task contract files (.json, .jsonl, folders; docs/icg-format.md) that evaluation,
-    repair and export use for the pages of their tasks; contract_model: litellm model that builds a
-    contract for every kept prompt without test cases (validated, cached, rejects recorded under
-    ROOT/_contracts/KEY/), added to `contracts`. Pages with neither test cases nor a contract are
-    evaluated as before; the result counts them (`unchecked_pages`). train: hand the export's
-    manifest to the train flow (SFT of `train_preset` on `train_route`, `train_overrides` as
-    `webmend train sft --set`; docs/training.md); needs export."""
+    """Evaluate a corpus on Dask; with their settings, intake and generate it from prompts first,
+    then repair, export and train. One settings object per stage (webmend/flows/settings.py); a
+    stage given as None does not run.
+
+    Args:
+        corpus: what is evaluated: pages, answers, test items, contracts, benchmark files.
+        data_root: folder or fsspec URL of the trace tables.
+        evaluation: evaluator config file, pages per task, run id, incremental (the nightly refresh).
+        cluster: an existing Dask scheduler, else a local cluster of n_workers processes.
+        prompts: prompt files run through intake and generation with `model`; the answers join the
+            corpus, HTMLBench items among them are the test items unless corpus.items is given, and
+            `contract_model` builds contracts for kept prompts without test cases.
+        generation: limits, spend cap, max_tokens and seed of the LLM calls; its rate limits,
+            timeout and retries also bind the intake's models.
+        repair: repair the evaluated pages (docs/repair.md).
+        export: end in a gated export of the whole data root (docs/export.md).
+        train: SFT on that export's manifest (docs/training.md); needs export.
+        replace: evaluate (and generate, build, repair) again and overwrite committed batches.
+    """
     if train and not export:
-        raise ValueError("train=True trains on this run's export: set export=True as well")
-    pool_stages(prompts=bool(prompts), contract_model=bool(contract_model), repair=repair, export=export)
-    generated = None
-    built = None
+        raise ValueError("train needs export settings as well (--export): it trains on this run's export")
+    pool_stages(prompts=bool(prompts), contract_model=bool(prompts and prompts.contract_model), repair=bool(repair),
+                export=bool(export))
+    responses, items, contracts = list(corpus.responses), corpus.items, list(corpus.contracts)
+    generated = built = None
     if prompts:
-        if not model:
-            raise ValueError("prompts need a model (litellm provider string)")
-        prompts = expand_inputs(prompts)
-        kept = tasks.intake_prompts(data_root, prompts, benchmark or [], intake_config, rewrite_model,
-                                    classify_model, generation)
-        generated = tasks.generate_responses(data_root, kept.prompts, model, samples, temperatures, generation,
-                                             replace)
-        responses = [*(responses or []), generated.responses]
-        items = items or items_from_prompts(prompts)
-        if contract_model:
-            built = tasks.build_contracts(data_root, kept.prompts, items, contract_model, generation, replace)
-            contracts = [*(contracts or []), built.contracts]
-    plan, cfg = tasks.read_corpus(pages or [], responses or [], items, config, data_root, batch_size, run_id, replace,
-                                  incremental, contracts)
-    repairing = _plan_repair(plan, cfg, data_root, repair_config, repair_rounds, repair_bands, repair_model,
-                             repair_max_cost, replace) if repair else None
+        files = expand_inputs(prompts.files)
+        kept = tasks.intake_prompts(data_root, files, corpus.benchmark, prompts.intake_config, prompts.rewrite_model,
+                                    prompts.classify_model, generation)
+        generated = tasks.generate_responses(data_root, kept.prompts, prompts.model, prompts.samples,
+                                             prompts.temperatures, generation, replace)
+        responses.append(generated.responses)
+        items = items or items_from_prompts(files)
+        if prompts.contract_model:
+            built = tasks.build_contracts(data_root, kept.prompts, items, prompts.contract_model, generation, replace)
+            contracts.append(built.contracts)
+    plan, cfg = tasks.read_corpus(corpus.pages, responses, items, evaluation.config, data_root, evaluation.batch_size,
+                                  evaluation.run_id, replace, evaluation.incremental, contracts)
+    repairing = _plan_repair(plan, cfg, data_root, repair, replace) if repair else None
     failed, repair_failed = [], []
     if plan.pending or (repairing and repairing.plan.pending):
         # One cluster for both stages: its workers keep their warm browsers from evaluation to
         # repair. Quiet Dask logs; the workers close their browsers when done (dask_worker.running).
-        with dask_worker.running(tasks.dask_runner(dask_address, n_workers)) as runner:
+        with dask_worker.running(tasks.dask_runner(cluster.dask_address, cluster.n_workers)) as runner:
             failed = _evaluate(runner, plan, cfg, data_root, replace)
             if repairing and not failed:
                 repair_failed = _repair(runner, repairing)
@@ -149,14 +115,14 @@ def build_refined_pool(
     if generated is not None:
         out["generation"] = {"key": generated.key, "generated": generated.generated, **generated.summary}
     if export:
-        out["export"] = tasks.export_corpus(data_root, export_out, export_config, export_routes, benchmark or [],
+        out["export"] = tasks.export_corpus(data_root, export.out, export.config, export.routes, corpus.benchmark,
                                             plan.run_id)
     if train:
         from webmend.flows.train import train as train_flow
 
         # A subflow: the manifest just published (or the unchanged one) goes to SFT (docs/training.md).
-        out["train"] = train_flow(manifest=out["export"]["manifest"], route=train_route, preset=train_preset,
-                                  overrides=train_overrides)
+        out["train"] = train_flow(manifest=out["export"]["manifest"], route=train.route, preset=train.preset,
+                                  overrides=train.overrides or None)
     return out
 
 
@@ -188,24 +154,22 @@ def _evaluate(runner, plan, cfg, data_root: str, replace: bool) -> list:
                  commit_with=tasks.committing("write-traces")).failures
 
 
-def _plan_repair(plan, cfg, data_root: str, config: str | None, rounds: int, bands: list[str] | None,
-                 model: str | None, max_cost: float | None, replace: bool):
+def _plan_repair(plan, cfg, data_root: str, settings: RepairSettings, replace: bool):
     """The repair stage: one batch per evaluation batch, holding its pages not repaired yet."""
     from webmend.config import RepairConfig, load_model_config
     from webmend.pool import repair as pool_repair
 
-    data = {**load_model_config(config, RepairConfig).model_dump(), "evaluation": cfg.model_dump(), "max_rounds": rounds}
-    if bands:
-        data["bands"] = tuple(bands)
+    data = {**load_model_config(settings.config, RepairConfig).model_dump(), "evaluation": cfg.model_dump(),
+            "max_rounds": settings.rounds}
+    if settings.bands:
+        data["bands"] = tuple(settings.bands)
     rcfg = RepairConfig.model_validate(data)
     spec = None
-    if model:
-        from webmend.llm.settings import GenerationSettings
-
-        settings = GenerationSettings(max_cost=max_cost, workers=1)
-        spec = pool_repair.ModelSpec(model, settings.model_dump_json(),
+    if settings.model:
+        limits = GenerationSettings(max_cost=settings.max_cost, workers=1)
+        spec = pool_repair.ModelSpec(settings.model, limits.model_dump_json(),
                                      layout.url_under(data_root, layout.cache_path("repair")))
-    rplan = pool_repair.plan_repair(data_root, plan.batches, rcfg, model, replace)
+    rplan = pool_repair.plan_repair(data_root, plan.batches, rcfg, settings.model, replace)
     return pool_repair.PoolRepairStage(rplan, rcfg.model_dump_json(), data_root, spec,
                                        f"{plan.run_id}-repair-{rplan.run_hash[:8]}", replace)
 
@@ -225,68 +189,36 @@ def _raise_failures(what: str, failed: list) -> None:
         raise RuntimeError(f"{len(failed)} {what} failed: " + "; ".join(f"{b.index}: {e!r}"[:200] for b, e in failed))
 
 
-def _overrides(pairs: list[str]) -> dict | None:
-    from webmend.training.sft import parse_overrides
-
-    return parse_overrides(pairs) or None
-
-
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(prog="python -m webmend.flows.build_refined_pool", description=__doc__.split("\n")[0])
-    p.add_argument("pages", nargs="*", help="HTML files or folders")
-    p.add_argument("--responses", action="append", default=[], help="JSONL of raw answers (repeatable)")
-    p.add_argument("--items", help="HTMLBench-format test items (JSONL)")
+    add_model_flags(p, CorpusSettings, one_per_flag=("responses", "benchmark"), positional="pages")
+    add_model_flags(p, EvaluationSettings)
+    add_model_flags(p, ClusterSettings)
+    add_model_flags(p, PromptSettings, flags={"files": "prompts"}, one_per_flag=("files",))
+    add_model_flags(p, RepairSettings, "repair_")
+    add_model_flags(p, ExportSettings, "export_")
+    add_model_flags(p, TrainSettings, "train_")
     p.add_argument("--data-root", default=DEFAULT_ROOT)
-    p.add_argument("--config")
-    p.add_argument("--batch-size", type=int, default=DEFAULT_BATCH_SIZE)
-    p.add_argument("--dask-address")
-    p.add_argument("--n-workers", type=int)
-    p.add_argument("--run-id")
     p.add_argument("--replace", action="store_true")
-    p.add_argument("--prompts", action="append", default=[],
-                   help="prompt files to intake and generate from (repeatable)")
-    p.add_argument("--benchmark", action="append", default=[],
-                   help="benchmark files to decontaminate against (repeatable)")
-    p.add_argument("--model", help="litellm model string for generation, e.g. openai/gpt-4o-mini")
-    p.add_argument("--samples", type=int, default=1)
-    p.add_argument("--temperatures", type=float, nargs="+")
-    p.add_argument("--rewrite-model", help="litellm model that rewrites forum posts into direct requests")
-    p.add_argument("--classify-model", help="litellm model asked when the family rules are unsure")
-    p.add_argument("--intake-config", help="intake config file (TOML/JSON, docs/intake.md)")
     p.add_argument("--repair", action="store_true", help="run the repair stage after evaluation (docs/repair.md)")
-    p.add_argument("--repair-model", help="litellm model that writes repair patches/rewrites (default: operators only)")
-    p.add_argument("--repair-rounds", type=int, default=8)
-    p.add_argument("--repair-bands", nargs="+", choices=STATES)
-    p.add_argument("--repair-max-cost", type=float, help="repair spend cap, USD per worker process")
-    p.add_argument("--repair-config", help="repair config file (TOML/JSON, docs/repair.md)")
-    p.add_argument("--incremental", action="store_true", help="evaluate only pages not evaluated yet (nightly refresh)")
     p.add_argument("--export", action="store_true", help="end in a gated export of the data root (docs/export.md)")
-    p.add_argument("--export-out", help="export folder or fsspec URL (default ROOT/corpus)")
-    p.add_argument("--export-config", help="export config file (TOML/JSON, docs/export.md)")
-    p.add_argument("--export-routes", nargs="+", choices=ROUTES)
-    p.add_argument("--contracts", nargs="+", help="task contracts (.json, .jsonl or folders; docs/icg-format.md)")
-    p.add_argument("--contract-model", help="litellm model that builds contracts for prompts without test cases")
     p.add_argument("--train", action="store_true", help="SFT on the export's manifest (the train flow; docs/training.md)")
-    p.add_argument("--train-route", default="refined", choices=ROUTES)
-    p.add_argument("--train-preset", default="tiny", choices=tuple(PRESETS))
     p.add_argument("--train-set", action="append", default=[], metavar="KEY=VALUE",
                    help="override a LlamaFactory key of the SFT (repeatable)")
     add_settings_arguments(p)  # generation limits: --max-tokens, --seed, --workers, --rpm, ... (docs/generation.md)
     a = p.parse_args(argv)
-    result = build_refined_pool(responses=a.responses, pages=a.pages, items=a.items, data_root=a.data_root,
-                                config=a.config, batch_size=a.batch_size, dask_address=a.dask_address,
-                                n_workers=a.n_workers, run_id=a.run_id, replace=a.replace,
-                                prompts=a.prompts, benchmark=a.benchmark, model=a.model, samples=a.samples,
-                                temperatures=a.temperatures, generation=settings_from_args(a),
-                                rewrite_model=a.rewrite_model, classify_model=a.classify_model,
-                                intake_config=a.intake_config, repair=a.repair, repair_model=a.repair_model,
-                               repair_rounds=a.repair_rounds, repair_bands=a.repair_bands,
-                               repair_max_cost=a.repair_max_cost, repair_config=a.repair_config,
-                               incremental=a.incremental, export=a.export, export_out=a.export_out,
-                               export_config=a.export_config, export_routes=a.export_routes,
-                               contracts=a.contracts, contract_model=a.contract_model, train=a.train,
-                               train_route=a.train_route, train_preset=a.train_preset,
-                               train_overrides=_overrides(a.train_set))
+    try:
+        settings = {
+            "corpus": model_from_flags(a, CorpusSettings), "evaluation": model_from_flags(a, EvaluationSettings),
+            "cluster": model_from_flags(a, ClusterSettings), "generation": settings_from_args(a),
+            "prompts": model_from_flags(a, PromptSettings) if getattr(a, "PromptSettings.files") else None,
+            "repair": model_from_flags(a, RepairSettings, "repair_") if a.repair else None,
+            "export": model_from_flags(a, ExportSettings, "export_") if a.export else None,
+            "train": model_from_flags(a, TrainSettings, "train_", overrides=parse_overrides(a.train_set))
+            if a.train else None}
+    except (ValidationError, ValueError) as exc:
+        p.error(str(exc))
+    result = build_refined_pool(data_root=a.data_root, replace=a.replace, **settings)
     print(json.dumps(result, indent=2, default=str))
     return 0
 

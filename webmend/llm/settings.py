@@ -12,6 +12,8 @@ import argparse
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from webmend.config import add_model_flags, model_from_flags
+
 
 class GenerationSettings(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
@@ -46,10 +48,8 @@ class GenerationSettings(BaseModel):
 
 def add_settings_arguments(p: argparse.ArgumentParser) -> None:
     """The settings as flags (`--max-tokens`, `--rpm`, ...); defaults come from the model."""
-    for name, field in GenerationSettings.model_fields.items():
-        kind = float if name in ("max_cost", "timeout") else int
-        p.add_argument("--" + name.replace("_", "-"), type=kind, default=field.default, help=field.description)
+    add_model_flags(p, GenerationSettings)
 
 
 def settings_from_args(args: argparse.Namespace) -> GenerationSettings:
-    return GenerationSettings(**{name: getattr(args, name) for name in GenerationSettings.model_fields})
+    return model_from_flags(args, GenerationSettings)
