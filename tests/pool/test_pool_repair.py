@@ -5,28 +5,39 @@ from __future__ import annotations
 from store.store_fixtures import fixture_records
 
 from webmend.evaluate.traces import write_evaluation_traces
-from webmend.pool.repair import repair_markdown, stored_records
+from webmend.pool.repair import repair_markdown, stored_verdicts
+from webmend.schemas.results import PageVerdict
 from webmend.store import DataRoot
 
 
-def test_stored_records_rebuild_what_diagnosis_and_acceptance_read(tmp_path):
+KEYFRAMES = [{"n": 0, "file": "keyframes/snake/0.png", "annotation": "first paint", "layer": 1, "page_ms": 120,
+              "event": None},
+             {"n": 1, "file": "keyframes/snake/1.png", "annotation": "after Space", "layer": 2, "page_ms": 1850,
+              "event": 4}]
+# A row keeps no assertion verdicts, per-assertion reasons or steps: those stay empty here.
+CONTRACT = {"task_id": "snake", "contract_hash": "c" * 64, "transition_validity": 0.5, "req_explicit": 1.0,
+            "req_implicit": 0.0, "reward": 0.5, "requirements": {"R1": 1.0, "R2": 0.0}, "labels": {"R1": 1, "R2": 0},
+            "unmet": [{"id": "R2", "kind": "implicit", "text": "keeps score"}], "documents": 2, "transitions_run": 2,
+            "elapsed_s": 1.5, "error": None,
+            "transitions": {"start": {"status": "passed", "failed_step": None, "reason": "", "assertions": {}},
+                            "turn": {"status": "failed", "failed_step": 1, "reason": "no turn", "assertions": {}}}}
+
+
+def test_stored_verdicts_are_the_records_verdicts(tmp_path):
+    """Rows back to typed verdicts: everything diagnosis and acceptance read, keyframes included."""
     records = fixture_records()[:3]
+    records[0] = {**records[0], "keyframes": KEYFRAMES, "contract": CONTRACT}
     root = DataRoot(tmp_path)
     key = write_evaluation_traces(records, root, "run-1")["evaluations"].rsplit("/", 1)[-1][: -len(".parquet")]
-    rebuilt = stored_records(root, key)
-    assert len(rebuilt) == 3
-    by_id = {r["id"]: r for r in rebuilt.values()}
+    rebuilt = stored_verdicts(root, key)
+    assert sorted(v.id for v in rebuilt.values()) == sorted(rec["id"] for rec in records)
+    by_id = {v.id: v for v in rebuilt.values()}
     for rec in records:
-        got = by_id[rec["id"]]
-        assert (got["status"], got["state"], got["score"], got["flags"]) == (
-            rec["status"], rec["state"], rec["score"], rec["flags"])
-        assert [(t["id"], t["passed"], t["failed_step"]) for t in got["tests"]] == [
-            (t["id"], t["passed"], t["failed_step"]) for t in rec["tests"]]
-        assert got["evidence"] == rec["evidence"] and got["config_hash"] == rec["config_hash"]
+        assert by_id[rec["id"]] == PageVerdict.of(rec)
 
 
-def test_stored_records_of_a_missing_batch_are_empty(tmp_path):
-    assert stored_records(DataRoot(tmp_path), "0" * 32) == {}
+def test_stored_verdicts_of_a_missing_batch_are_empty(tmp_path):
+    assert stored_verdicts(DataRoot(tmp_path), "0" * 32) == {}
 
 
 def test_repair_markdown_shows_the_band_funnel():

@@ -14,6 +14,7 @@ import json
 from typing import Iterable, Mapping, Sequence
 
 from webmend.schemas.hashing import sha256_hex
+from webmend.schemas.results import PageVerdict
 from webmend.schemas.vocab import SCORE_FIELDS
 from webmend.stage.batches import chunk_keys as stage_chunk_keys
 from webmend.stage.spec import StageSpec
@@ -260,3 +261,52 @@ def write_results_traces(records: Iterable[dict], content_hashes: Sequence[str],
     if next(records, None) is not None:
         raise ValueError(f"more results than the {len(content_hashes)} inputs")
     return {"run_id": run_id, "batches": len(keys), "written": written, "skipped": len(keys) - written}
+
+
+# The way back: a page's verdict from its rows, as repair reads a batch it did not evaluate itself.
+
+def page_verdicts(evaluations: list[dict], tests: list[dict], contracts: list[dict],
+                  events: list[dict]) -> dict[str, PageVerdict]:
+    """The verdicts of one batch rebuilt from its rows (the inverse of evaluation_row,
+    per_test_rows, contract_rows and the keyframe events), by content hash. What a row does not
+    keep stays empty: a contract's assertion verdicts and steps."""
+    by_page: dict[str, list] = {}
+    for t in sorted(tests, key=lambda r: r["test_index"]):
+        by_page.setdefault(t["content_hash"], []).append({
+            "id": t["test_id"], "name": t["test_name"] or "", "passed": t["passed"], "weight": t["weight"],
+            "failed_step": t["failed_step"], "failed_action": t["failed_action"], "error": t["error"]})
+    contract = {c["content_hash"]: contract_from_row(c) for c in contracts}
+    frames = keyframes_from_events(events)
+    out = {}
+    for e in evaluations:
+        h = e["content_hash"]
+        score = None if e["score_total"] is None else {d: e[f"score_{d}"] for d in _DIMENSIONS}
+        out[h] = PageVerdict(
+            index=e["input_index"], id=e["id"], status=e["status"], reason=e["reason"] or "",
+            flags=list(e["flags"] or []), score=score, state=e["state"], interactive=bool(e["interactive"]),
+            tests=by_page.get(h, []), blocked_requests=list(e["blocked_requests"] or []), config_hash=e["config_hash"],
+            keyframes=frames.get(h, []), evidence=json.loads(e["evidence"]) if e["evidence"] else None,
+            trace_summary=json.loads(e["trace_summary"]) if e["trace_summary"] else None, contract=contract.get(h))
+    return out
+
+
+def contract_from_row(row: dict) -> dict:
+    """The record's `contract` field from its contract_results row (assertion verdicts are not kept)."""
+    return {
+        **{k: row[k] for k in ("task_id", "contract_hash", "transition_validity", "req_explicit", "req_implicit",
+                               "reward", "documents", "transitions_run", "elapsed_s", "error")},
+        "labels": json.loads(row["labels"] or "{}"), "requirements": json.loads(row["requirements"] or "{}"),
+        "unmet": json.loads(row.get("unmet") or "[]"),
+        "transitions": {t["id"]: {"status": t["status"], "failed_step": t["failed_step"], "reason": t["reason"] or "",
+                                  "assertions": {}} for t in row["transitions"] or []},
+    }
+
+
+def keyframes_from_events(events: list[dict]) -> dict[str, list[dict]]:
+    """The records' keyframes from their `keyframe` events (experience_events), by content hash, in order."""
+    out: dict[str, list[dict]] = {}
+    for ev in sorted((e for e in events if e["kind"] == "keyframe"), key=lambda e: e["seq"]):
+        payload = json.loads(ev["payload"])
+        out.setdefault(ev["content_hash"], []).append({**payload, "event": ev["step_index"],
+                                                       "page_ms": int(ev["page_time_ms"])})
+    return out

@@ -9,7 +9,6 @@ committed `checkpoints` file. The originals' verdicts are the stored rows, never
 
 from __future__ import annotations
 
-import json
 import logging
 import tempfile
 from dataclasses import dataclass
@@ -17,11 +16,12 @@ from pathlib import Path
 from typing import Iterator
 
 from webmend.config import RepairConfig
+from webmend.evaluate.traces import page_verdicts
 from webmend.repair.run import ModelSpec, build_model, describe_repairs, repair_input, run_hash
 from webmend.repair.report import funnel_markdown
 from webmend.repair.summary import mean, transitions
 from webmend.repair.traces import SPEC, TABLES, page_key, write_repair_traces
-from webmend.schemas.vocab import DIMENSIONS
+from webmend.schemas.results import PageVerdict
 from webmend.stage.batches import Batch
 from webmend.stage.driver import Work
 from webmend.store import DataRoot, layout, make_key
@@ -70,42 +70,11 @@ def plan_repair(root: str, eval_batches, rcfg: RepairConfig, model: str | None, 
     return RepairPlan(plan.run_hash, plan.batches, tuple(pending))
 
 
-def stored_records(root: DataRoot, eval_key: str) -> dict[str, dict]:
-    """The result records of one evaluation batch rebuilt from its rows, by content hash: what
-    diagnosis and acceptance read (status, flags, score, state, tests, evidence, trace summary)."""
-    evaluations = _declared_rows(root, "evaluations", eval_key)
-    tests: dict[str, list] = {}
-    for t in sorted(_declared_rows(root, "test_results", eval_key), key=lambda r: r["test_index"]):
-        tests.setdefault(t["content_hash"], []).append({
-            "id": t["test_id"], "name": t["test_name"] or "", "passed": t["passed"], "weight": t["weight"],
-            "failed_step": t["failed_step"], "failed_action": t["failed_action"], "error": t["error"]})
-    contracts = {c["content_hash"]: contract_from_row(c) for c in _declared_rows(root, "contract_results", eval_key)}
-    out = {}
-    for e in evaluations:
-        score = None if e["score_total"] is None else {"total": e["score_total"],
-                                                       **{d: e[f"score_{d}"] for d in DIMENSIONS}}
-        out[e["content_hash"]] = {
-            "id": e["id"], "index": e["input_index"], "status": e["status"], "reason": e["reason"] or "",
-            "flags": list(e["flags"] or []), "state": e["state"], "interactive": bool(e["interactive"]),
-            "score": score, "tests": tests.get(e["content_hash"], []),
-            "blocked_requests": list(e["blocked_requests"] or []), "config_hash": e["config_hash"],
-            "evidence": json.loads(e["evidence"]) if e["evidence"] else None,
-            "trace_summary": json.loads(e["trace_summary"]) if e["trace_summary"] else None, "keyframes": [],
-            "contract": contracts.get(e["content_hash"]),
-        }
-    return out
-
-
-def contract_from_row(row: dict) -> dict:
-    """The record's `contract` field from its contract_results row (assertion verdicts are not kept)."""
-    return {
-        **{k: row[k] for k in ("task_id", "contract_hash", "transition_validity", "req_explicit", "req_implicit",
-                               "reward", "documents", "transitions_run", "elapsed_s", "error")},
-        "labels": json.loads(row["labels"] or "{}"), "requirements": json.loads(row["requirements"] or "{}"),
-        "unmet": json.loads(row.get("unmet") or "[]"),
-        "transitions": {t["id"]: {"status": t["status"], "failed_step": t["failed_step"], "reason": t["reason"] or "",
-                                  "assertions": {}} for t in row["transitions"] or []},
-    }
+def stored_verdicts(root: DataRoot, eval_key: str) -> dict[str, PageVerdict]:
+    """The verdicts of one evaluation batch rebuilt from its rows, by content hash: what diagnosis
+    and acceptance read (status, flags, score, state, tests, evidence, trace summary, keyframes)."""
+    return page_verdicts(*(_declared_rows(root, table, eval_key)
+                           for table in ("evaluations", "test_results", "contract_results", "experience_events")))
 
 
 def _declared_rows(root: DataRoot, table: str, key: str) -> list[dict]:
@@ -140,7 +109,7 @@ def repair_batch(batch: Batch, rcfg_json: str, data_root: str, model: ModelSpec 
                                          else Path(tempfile.mkdtemp(prefix="webmend-repair-")))
     worker = get_worker(rcfg.evaluation)
     worker.ensure_started()
-    stored = stored_records(root, batch.items[0][0]) if batch.items else {}
+    stored = stored_verdicts(root, batch.items[0][0]) if batch.items else {}
     built = process_model(model, rcfg)
     results = []
     for _, job in batch.items:

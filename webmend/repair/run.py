@@ -24,6 +24,7 @@ from webmend.repair.summary import summarize_repairs
 from webmend.repair.traces import page_key, write_repair_traces
 from webmend.schemas.hashing import sha256_hex
 from webmend.schemas.repair import RepairRecord
+from webmend.schemas.results import PageVerdict
 from webmend.stage import executors
 from webmend.stage.batches import Batch
 from webmend.stage.driver import Work, drive
@@ -52,14 +53,14 @@ def run_hash(rcfg: RepairConfig, model: str | None, judge: str | None = None) ->
     return make_key("repair", rcfg.config_hash(), model or "no-llm", *([judge] if judge else []))[:16]
 
 
-def load_evaluations(folder: str | Path | None) -> dict[str, dict]:
-    """Result records of an evaluation run, by id. A missing folder is an error, not an empty run."""
+def load_evaluations(folder: str | Path | None) -> dict[str, PageVerdict]:
+    """The verdicts of an evaluation run's records, by id. A missing folder is an error, not an empty run."""
     if folder is None:
         return {}
     path = Path(folder) / RESULTS
     if not path.is_file():
         raise FileNotFoundError(f"--from {folder}: no {RESULTS} there (give the --out folder of `webmend evaluate`)")
-    return {rec["id"]: rec for rec in iter_records(path)}
+    return {rec["id"]: PageVerdict.of(rec) for rec in iter_records(path)}
 
 
 def page_file(page_id: str) -> str:
@@ -100,8 +101,8 @@ def _repair_batch(batch: Batch) -> list[tuple[dict, dict[str, str]]]:
     return [repair_input(raw, **_state) for raw in batch.items]
 
 
-def repair_input(raw: RawInput, *, rcfg: RepairConfig, items: dict, evaluations: dict, out: Path, worker,
-                 model=None, judge=None, frames_from: tuple[Path, ...] = ()) -> tuple[dict, dict[str, str]]:
+def repair_input(raw: RawInput, *, rcfg: RepairConfig, items: dict, evaluations: dict[str, PageVerdict], out: Path,
+                 worker, model=None, judge=None, frames_from: tuple[Path, ...] = ()) -> tuple[dict, dict[str, str]]:
     """One input to its repairs.jsonl record (its best checkpoint written under out/pages/) and
     the pages of its checkpoints by content hash (for the checkpoints table)."""
     from webmend.evaluate.records import evaluate_input
@@ -110,9 +111,11 @@ def repair_input(raw: RawInput, *, rcfg: RepairConfig, items: dict, evaluations:
     item = match_item(items, raw.id)
     extraction = extract_page(raw.raw, min_chars=rcfg.evaluation.min_page_chars) if raw.raw is not None else None
     html = extraction.html if extraction is not None and extraction.status == "ok" else ""
-    evaluation = evaluations.get(raw.id)
-    if evaluation is None or evaluation.get("config_hash") != rcfg.evaluation.config_hash():
+    stored = evaluations.get(raw.id)
+    if stored is None or stored.config_hash != rcfg.evaluation.config_hash():
         evaluation = evaluate_input(raw, item, rcfg.evaluation, worker, out)
+    else:
+        evaluation = stored.model_dump(mode="json")
     evaluation = {**evaluation, "index": raw.index}
     task = (item or {}).get("prompt") or raw.prompt or ""
     llm = None

@@ -14,7 +14,8 @@ from webmend.stage.spec import Read, StageSpec
 from webmend.store import DataRoot, make_key
 
 TABLES = ("repair_attempts", "checkpoints")  # written in this order: the last marks the batch done
-# The originals' stored verdicts it starts from (pool/repair.stored_records reads exactly these).
+# The originals' stored verdicts it starts from (pool/repair.stored_verdicts reads exactly these;
+# experience_events for the keyframes).
 SPEC = StageSpec("repair", "repair pages below High; keep regression-free checkpoints", writes=TABLES, reads=(
     Read("evaluations", ("id", "content_hash", "input_index", "status", "reason", "flags", "state", "interactive",
                          *(f"score_{d}" for d in SCORE_FIELDS), "blocked_requests", "config_hash", "evidence",
@@ -24,6 +25,7 @@ SPEC = StageSpec("repair", "repair pages below High; keep regression-free checkp
     Read("contract_results", ("content_hash", "task_id", "contract_hash", "transition_validity", "req_explicit",
                               "req_implicit", "reward", "documents", "transitions_run", "elapsed_s", "error", "labels",
                               "requirements", "unmet", "transitions")),
+    Read("experience_events", ("content_hash", "seq", "kind", "step_index", "payload", "page_time_ms")),
 ))
 
 

@@ -99,36 +99,49 @@ class ContractResult(_Model):
     error: str | None = Field(default=None, description="set when the contract could not be executed; scores null")
 
 
-class ResultRecord(_Model):
-    schema_version: str = SCHEMA_VERSION
-    scoring_version: str
+class PageVerdict(_Model):
+    """What evaluating one page decided, as later stages read it back: a result record's verdict
+    fields, or the same rebuilt from the page's trace rows (evaluate.traces.page_verdicts)."""
+
     index: int = Field(description="0-based position of the input")
     id: str
-    source: str
     status: Status
     reason: str
     flags: list[Flag]
     score: Score | None
     state: Literal[STATES] | None
     interactive: bool
-    item: ItemMeta | None
     tests: list[TestRecord]
     blocked_requests: list[BlockedRequest]
+    config_hash: str
+    keyframes: list[KeyframeRef] = []
+    trace_summary: TraceSummary | None = None
+    evidence: dict | None = Field(description="stored evidence; enough to rescore without a browser")
+    contract: ContractResult | None = Field(default=None, description="the task contract's result (--contracts)")
+
+    @classmethod
+    def of(cls, record: dict) -> PageVerdict:
+        """The verdict of a result record (results.jsonl), validated; the record's other fields left out."""
+        return cls.model_validate({k: record[k] for k in cls.model_fields if k in record})
+
+
+class ResultRecord(PageVerdict):
+    """One results.jsonl record: the page's verdict and how it was reached."""
+
+    schema_version: str = SCHEMA_VERSION
+    scoring_version: str
+    source: str
+    item: ItemMeta | None
     blocked_requests_total: int
     elapsed_s: float
     encoding: str | None = None
     chromium_version: str | None
     playwright_version: str
     cdn_mirror_hash: str | None
-    config_hash: str
     network_isolated: bool | None = Field(description="Chromium ran in an empty network namespace")
     chromium_sandbox: bool | None = Field(
         default=None, description="Chromium ran with its own sandbox, as an unprivileged user (docs/sandbox.md)")
     layers: list[int] = Field(default=[], description="experience-protocol layers that ran (docs/experience.md)")
-    keyframes: list[KeyframeRef] = []
-    trace_summary: TraceSummary | None = None
-    evidence: dict | None = Field(description="stored evidence; enough to rescore without a browser")
-    contract: ContractResult | None = Field(default=None, description="the task contract's result (--contracts)")
 
 
 class PassRate(_Model):
