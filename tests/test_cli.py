@@ -1,14 +1,20 @@
 """End to end through the CLI: one record per input in order, valid against the contract,
-resumable after a torn write, and rescorable without a browser."""
+resumable after a torn write, a SIGKILL or a SIGTERM (which leaves no process behind), and
+rescorable without a browser."""
 
 from __future__ import annotations
 
 import collections
+import contextlib
 import json
+import os
+import signal
 import subprocess
 import sys
+import time
 
 import jsonschema
+import psutil
 import pytest
 from conftest import FIXTURES, ROOT, sigkill_when
 
@@ -103,6 +109,46 @@ def test_a_run_killed_with_sigkill_resumes_to_the_same_records(corpus, tmp_path)
     assert res.returncode == 0, res.stderr
     strip = lambda rs: [{k: v for k, v in r.items() if k not in ("elapsed_s", "evidence")} for r in rs]  # noqa: E731
     assert strip(records(killed)) == strip(records(out))  # every input once, in order
+
+
+def test_sigterm_ends_every_process_of_the_run_and_a_rerun_resumes(corpus, tmp_path):
+    """As a job scheduler stops a job: SIGTERM to the main process alone. Its pool workers, their
+    Playwright drivers, Chromium browsers and CDN mirror servers end with it; the rerun finishes."""
+    d, out = corpus
+    stopped = tmp_path / "stopped"
+    args = ["evaluate", str(d / "pages"), "--responses", str(d / "responses.jsonl"), "--tests", str(d / "items.jsonl"),
+            "--out", str(stopped), "--workers", "2"]
+    results = stopped / "results.jsonl"
+    proc = subprocess.Popen([sys.executable, "-m", "webmend.cli", *args], cwd=d, start_new_session=True,
+                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    try:
+        run: list[psutil.Process] = []
+        deadline = time.monotonic() + 300
+        while proc.poll() is None and time.monotonic() < deadline:
+            run = psutil.Process(proc.pid).children(recursive=True)
+            if results.exists() and results.read_text().count("\n") >= 1 and any("chrom" in p.name() for p in run):
+                break
+            time.sleep(0.05)
+        assert proc.poll() is None, "the run ended before it could be stopped"
+        proc.send_signal(signal.SIGTERM)
+        assert proc.wait(timeout=60) == 128 + signal.SIGTERM
+        assert "stopped by SIGTERM" in proc.stderr.read()
+        time.sleep(0.5)  # processes ended by a worker are reaped by init
+        assert [(p.pid, p.name()) for p in run if _alive(p)] == []
+    finally:
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(proc.pid, signal.SIGKILL)  # only if the test failed: leave nothing for the next test
+    res = webmend(*args, cwd=d)
+    assert res.returncode == 0, res.stderr
+    strip = lambda rs: [{k: v for k, v in r.items() if k not in ("elapsed_s", "evidence")} for r in rs]  # noqa: E731
+    assert strip(records(stopped)) == strip(records(out))  # every input once, in order
+
+
+def _alive(p: psutil.Process) -> bool:
+    try:
+        return p.is_running() and p.status() != psutil.STATUS_ZOMBIE
+    except psutil.NoSuchProcess:
+        return False
 
 
 def test_rescore_recomputes_from_evidence(corpus, tmp_path):

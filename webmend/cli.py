@@ -16,6 +16,7 @@ from webmend.training.command import add_train_arguments
 from webmend.generate.command import add_arguments as add_generate_arguments
 from webmend.intake.command import add_crawl_arguments, add_prompts_arguments
 from webmend.schemas.vocab import STATES
+from webmend.stage.signals import ending_children
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -282,7 +283,8 @@ def main(argv: list[str] | None = None) -> int:
                "prompts": cmd_prompts, "crawl": cmd_crawl, "export": cmd_export, "manifest": cmd_manifest,
                "contract": cmd_contract, "train": cmd_train, "model": cmd_model, "stages": cmd_stages}[args.command]
     try:
-        return handler(args)
+        with ending_children():  # SIGTERM/SIGINT end the run's workers and browsers too
+            return handler(args)
     except (ValueError, FileNotFoundError) as exc:
         print(f"webmend {args.command}: {exc}", file=sys.stderr)
         return 2

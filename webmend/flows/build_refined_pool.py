@@ -33,6 +33,7 @@ from webmend.pool.inputs import items_from_prompts
 from webmend.pool.stages import pool_stages
 from webmend.stage.driver import drive
 from webmend.stage.progress import line_report
+from webmend.stage.signals import ending_children
 from webmend.store import DEFAULT_ROOT, layout
 from webmend.training.sft import parse_overrides
 
@@ -218,7 +219,8 @@ def main(argv: list[str] | None = None) -> int:
             if a.train else None}
     except (ValidationError, ValueError) as exc:
         p.error(str(exc))
-    result = build_refined_pool(data_root=a.data_root, replace=a.replace, **settings)
+    with ending_children():  # SIGTERM/SIGINT end the cluster, its browsers and any other child first
+        result = build_refined_pool(data_root=a.data_root, replace=a.replace, **settings)
     print(json.dumps(result, indent=2, default=str))
     return 0
 

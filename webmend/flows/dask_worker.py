@@ -17,6 +17,8 @@ from typing import Iterator
 from distributed import Client, WorkerPlugin
 from prefect_dask import DaskTaskRunner
 
+from webmend.stage.signals import ending_children
+
 log = logging.getLogger(__name__)
 
 PLUGIN_NAME = "webmend-browsers"
@@ -25,9 +27,15 @@ LOG_LEVEL_ENV = "DASK_LOGGING__DISTRIBUTED"
 
 
 class CloseBrowsers(WorkerPlugin):
-    """On worker teardown, close the browsers that the worker's batches opened."""
+    """On worker teardown, close the browsers that the worker's batches opened; on SIGTERM or
+    SIGINT (a nanny or a scheduler stopping the worker), end them first (stage.signals)."""
 
     name = PLUGIN_NAME
+
+    def setup(self, worker) -> None:
+        from webmend.stage.signals import install
+
+        install()  # a no-op where the plugin does not run on the process's main thread
 
     async def teardown(self, worker) -> None:
         from webmend.browser.worker import close_browsers
@@ -65,7 +73,7 @@ def running(runner: DaskTaskRunner) -> Iterator[DaskTaskRunner]:
     seconds before it kills it, which a browser shutdown on a loaded machine can use up). The
     browsers of an existing cluster stay warm for the next run: another run may be using them.
     """
-    with runner:
+    with ending_children(), runner:  # a stopped flow ends its local cluster's workers and browsers
         quiet_dask_logs()
         client = runner.client  # created here, after the log level is in the environment
         register(client)

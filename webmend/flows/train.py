@@ -15,6 +15,7 @@ import sys
 from prefect import flow
 
 from webmend.flows import train_tasks
+from webmend.stage.signals import ending_children
 
 FLOW_NAME = "train"
 
@@ -78,13 +79,14 @@ def main(argv: list[str] | None = None) -> int:
                    help="e.g. --rl-rollout backend=openai --rl-rollout model=openai/policy --rl-rollout api_base=URL")
     p.add_argument("--threads", type=int)
     a = p.parse_args(argv)
-    result = train(manifest=a.manifest, route=a.route, preset=a.preset, model=a.model,
-                   overrides=parse_overrides(a.overrides) or None, out=a.out, eval_items=a.eval_items,
-                   eval_backend=a.eval_backend, eval_max_new_tokens=a.eval_max_new_tokens, eval_config=a.eval_config,
-                   rl_tasks=a.rl_tasks, rl_contracts=a.rl_contracts, rl_preset=a.rl_preset,
-                   rl_overrides=parse_overrides(a.rl_overrides) or None, rl_updates=a.rl_updates,
-                   rl_dask_address=a.rl_dask_address, rl_dask_workers=a.rl_dask_workers,
-                   rl_rollouts=parse_overrides(a.rl_rollouts) or None, threads=a.threads)
+    with ending_children():  # SIGTERM/SIGINT end the trainer, the policy worker and the reward workers first
+        result = train(manifest=a.manifest, route=a.route, preset=a.preset, model=a.model,
+                       overrides=parse_overrides(a.overrides) or None, out=a.out, eval_items=a.eval_items,
+                       eval_backend=a.eval_backend, eval_max_new_tokens=a.eval_max_new_tokens,
+                       eval_config=a.eval_config, rl_tasks=a.rl_tasks, rl_contracts=a.rl_contracts,
+                       rl_preset=a.rl_preset, rl_overrides=parse_overrides(a.rl_overrides) or None,
+                       rl_updates=a.rl_updates, rl_dask_address=a.rl_dask_address, rl_dask_workers=a.rl_dask_workers,
+                       rl_rollouts=parse_overrides(a.rl_rollouts) or None, threads=a.threads)
     print(json.dumps(result, indent=2, default=str))
     return 0
 

@@ -47,9 +47,18 @@ def local(workers: int = 1, initializer: Callable | None = None, initargs: tuple
             initializer(*initargs)
         yield Executor(run_here, cf.as_completed, window=1)
         return
-    with cf.ProcessPoolExecutor(workers, mp_context=mp.get_context("spawn"), initializer=initializer,
-                                initargs=initargs) as pool:
+    with cf.ProcessPoolExecutor(workers, mp_context=mp.get_context("spawn"), initializer=_start_worker,
+                                initargs=(initializer, *initargs)) as pool:
         yield Executor(pool.submit, cf.as_completed)
+
+
+def _start_worker(initializer: Callable | None, *initargs) -> None:
+    """A pool process: on SIGTERM/SIGINT it ends its own browsers first, then its initializer runs."""
+    from webmend.stage.signals import install
+
+    install()
+    if initializer:
+        initializer(*initargs)
 
 
 @contextmanager
