@@ -26,7 +26,7 @@ from pydantic import ValidationError
 from webmend.config import add_model_flags, model_from_flags
 from webmend.flows import dask_worker, tasks
 from webmend.flows.settings import (ClusterSettings, CorpusSettings, EvaluationSettings, ExportSettings, PromptSettings,
-                                    RepairSettings, TrainSettings)
+                                    RepairSettings, SftSettings)
 from webmend.llm.settings import GenerationSettings, add_settings_arguments, settings_from_args
 from webmend.pool.batches import PoolEvaluateStage
 from webmend.pool.inputs import items_from_prompts
@@ -52,7 +52,7 @@ def build_refined_pool(
     generation: GenerationSettings | None = None,
     repair: RepairSettings | None = None,
     export: ExportSettings | None = None,
-    train: TrainSettings | None = None,
+    train: SftSettings | None = None,
     replace: bool = False,
 ) -> dict:
     """Evaluate a corpus on Dask; with their settings, intake and generate it from prompts first,
@@ -122,8 +122,7 @@ def build_refined_pool(
         from webmend.flows.train import train as train_flow
 
         # A subflow: the manifest just published (or the unchanged one) goes to SFT (docs/training.md).
-        out["train"] = train_flow(manifest=out["export"]["manifest"], route=train.route, preset=train.preset,
-                                  overrides=train.overrides or None)
+        out["train"] = train_flow(manifest=out["export"]["manifest"], sft=train)
     return out
 
 
@@ -198,7 +197,7 @@ def main(argv: list[str] | None = None) -> int:
     add_model_flags(p, PromptSettings, flags={"files": "prompts"}, one_per_flag=("files",))
     add_model_flags(p, RepairSettings, "repair_")
     add_model_flags(p, ExportSettings, "export_")
-    add_model_flags(p, TrainSettings, "train_")
+    add_model_flags(p, SftSettings, "train_")
     p.add_argument("--data-root", default=DEFAULT_ROOT)
     p.add_argument("--replace", action="store_true")
     p.add_argument("--repair", action="store_true", help="run the repair stage after evaluation (docs/repair.md)")
@@ -215,7 +214,7 @@ def main(argv: list[str] | None = None) -> int:
             "prompts": model_from_flags(a, PromptSettings) if getattr(a, "PromptSettings.files") else None,
             "repair": model_from_flags(a, RepairSettings, "repair_") if a.repair else None,
             "export": model_from_flags(a, ExportSettings, "export_") if a.export else None,
-            "train": model_from_flags(a, TrainSettings, "train_", overrides=parse_overrides(a.train_set))
+            "train": model_from_flags(a, SftSettings, "train_", overrides=parse_overrides(a.train_set))
             if a.train else None}
     except (ValidationError, ValueError) as exc:
         p.error(str(exc))

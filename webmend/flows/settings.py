@@ -74,7 +74,40 @@ class ExportSettings(Frozen):
     routes: list[Route] | None = Field(None, description="routes to export (default: all)")
 
 
-class TrainSettings(Frozen):
+Preset = Literal[tuple(PRESETS)]
+
+
+class SftSettings(Frozen):
+    """The train flow's SFT (and build-refined-pool's `train`), as `webmend train sft`."""
+
     route: Route = Field("refined", description="route of the export to train on")
-    preset: Literal[tuple(PRESETS)] = Field("tiny", description="SFT preset (docs/training.md)")
+    preset: Preset = Field("tiny", description="SFT preset (docs/training.md)")
+    model: str | None = Field(None, description="model_name_or_path instead of the preset's")
     overrides: dict = Field({}, description="LlamaFactory keys, as `webmend train sft --set`")
+    out: str | None = Field(None, description="the SFT run folder (default: named from the request); "
+                                              "evaluation and RL go under it")
+    threads: int | None = Field(None, ge=1, description="OMP_NUM_THREADS of the trainer and the policy worker")
+
+
+class CheckpointEvalSettings(Frozen):
+    """The checkpoint answers benchmark items and the evaluator scores its pages."""
+
+    items: str = Field(description="benchmark items (JSONL, HTMLBench format)")
+    backend: Literal["transformers", "openai"] = Field("transformers", description="how the checkpoint answers")
+    max_new_tokens: int = Field(4096, ge=1, description="completion token limit per answer")
+
+
+class RLSettings(Frozen):
+    """GRPO from the SFT checkpoint, rewards from the browser (docs/training.md)."""
+
+    tasks: str = Field(description="RL tasks (JSONL)")
+    contracts: list[str] = Field([], description="their task contracts (.json, .jsonl or folders)")
+    preset: Preset | None = Field(None, description="RL preset (default: the SFT's)")
+    overrides: dict = Field({}, description="keys of the RL config, as `webmend train rl --set`")
+    updates: int | None = Field(None, ge=1, description="policy updates (default: the preset's)")
+    dask_address: str | None = Field(None, description="page rewards on this Dask scheduler's workers")
+    dask_workers: int | None = Field(None, ge=1, description="page rewards on a local Dask cluster of this many "
+                                                             "workers (default: a local process pool)")
+    rollouts: dict = Field({}, description="where samples come from, as `train rl --rollouts` (backend, model, "
+                                           "api_base, sync, sync_url, sync_command, concurrency); default the "
+                                           "policy worker")

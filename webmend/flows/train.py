@@ -1,6 +1,6 @@
 """The train flow: SFT on an exported manifest, then (optionally) evaluation of the checkpoint on
 benchmark items and an RL stage from it, each a task with its artifacts (docs/training.md).
-build-refined-pool hands its manifest here with `train=True`.
+build-refined-pool hands its manifest here with its `train` settings.
 
     python -m webmend.flows.train --manifest runs/data/corpus --preset tiny --set max_steps=10 \
         --eval-items data/samples/items.jsonl --rl-tasks data/fixtures/training/items.jsonl
@@ -13,44 +13,45 @@ import json
 import sys
 
 from prefect import flow
+from pydantic import ValidationError
 
+from webmend.config import add_model_flags, model_from_flags
 from webmend.flows import train_tasks
+from webmend.flows.settings import CheckpointEvalSettings, RLSettings, SftSettings
 from webmend.stage.signals import ending_children
 
 FLOW_NAME = "train"
 
 
 @flow(name=FLOW_NAME, log_prints=True)
-def train(manifest: str, route: str = "refined", preset: str = "tiny", model: str | None = None,
-          overrides: dict | None = None, out: str | None = None, eval_items: str | None = None,
-          eval_backend: str = "transformers", eval_max_new_tokens: int = 4096, eval_config: str | None = None,
-          rl_tasks: str | None = None, rl_contracts: list[str] | None = None, rl_preset: str | None = None,
-          rl_overrides: dict | None = None, rl_updates: int | None = None, rl_dask_address: str | None = None,
-          rl_dask_workers: int | None = None, rl_rollouts: dict | None = None, threads: int | None = None) -> dict:
-    """manifest: an export version folder, its manifest.json, or an export folder (its LATEST
-    version); route, preset, model, overrides: as `webmend train sft`; out: the SFT run folder
-    (default named from the request). eval_items: benchmark items to evaluate the checkpoint on
-    (skipped when absent). rl_tasks (+ rl_contracts): run RL from the SFT checkpoint with rl_preset
-    (default: preset), rl_overrides, rl_updates; its page rewards on the Dask scheduler
-    rl_dask_address or a local cluster of rl_dask_workers (else a local pool); rl_rollouts: where
-    samples come from, as `train rl --rollouts` (keys of jobs.RolloutOptions: backend, model,
-    api_base, sync, sync_url, sync_command, concurrency; default the policy worker)."""
+def train(manifest: str, sft: SftSettings = SftSettings(), evaluation: CheckpointEvalSettings | None = None,
+          rl: RLSettings | None = None, eval_config: str | None = None) -> dict:
+    """SFT on an export, then, with their settings, the checkpoint's evaluation and RL from it
+    (webmend/flows/settings.py; a stage given as None does not run).
+
+    Args:
+        manifest: an export version folder, its manifest.json, or an export folder (its LATEST version).
+        sft: as `webmend train sft`: route, preset, model, LlamaFactory overrides, run folder, threads.
+        evaluation: benchmark items the checkpoint answers and the evaluator scores.
+        rl: RL tasks (+ contracts), preset, overrides, updates, where the page rewards and the samples come from.
+        eval_config: evaluator config file for the evaluation and the RL page rewards (docs/config.md).
+    """
     from webmend.config import load_config
 
-    cfg_json = load_config(eval_config).model_dump_json() if (eval_items or rl_tasks) else None
-    result = {"sft": train_tasks.train_sft(manifest=manifest, route=route, preset=preset, model=model,
-                                           overrides=overrides, out=out, threads=threads)}
+    cfg_json = load_config(eval_config).model_dump_json() if (evaluation or rl) else None
+    result = {"sft": train_tasks.train_sft(manifest=manifest, route=sft.route, preset=sft.preset, model=sft.model,
+                                           overrides=sft.overrides or None, out=sft.out, threads=sft.threads)}
     run_dir = result["sft"]["run_dir"]
-    if eval_items:
-        result["eval"] = train_tasks.train_eval(checkpoints=[run_dir], items=eval_items, out=f"{run_dir}/eval",
-                                                backend=eval_backend, max_new_tokens=eval_max_new_tokens,
+    if evaluation:
+        result["eval"] = train_tasks.train_eval(checkpoints=[run_dir], items=evaluation.items, out=f"{run_dir}/eval",
+                                                backend=evaluation.backend, max_new_tokens=evaluation.max_new_tokens,
                                                 cfg_json=cfg_json)
-    if rl_tasks:
-        result["rl"] = train_tasks.train_rl(tasks_file=rl_tasks, contracts=rl_contracts or [], init=run_dir,
-                                            preset=rl_preset or preset, overrides=rl_overrides, updates=rl_updates,
-                                            out=f"{run_dir}/rl", cfg_json=cfg_json, threads=threads,
-                                            dask_address=rl_dask_address, dask_workers=rl_dask_workers,
-                                            rollouts=rl_rollouts)
+    if rl:
+        result["rl"] = train_tasks.train_rl(tasks_file=rl.tasks, contracts=rl.contracts, init=run_dir,
+                                            preset=rl.preset or sft.preset, overrides=rl.overrides or None,
+                                            updates=rl.updates, out=f"{run_dir}/rl", cfg_json=cfg_json,
+                                            threads=sft.threads, dask_address=rl.dask_address,
+                                            dask_workers=rl.dask_workers, rollouts=rl.rollouts or None)
     return result
 
 
@@ -59,34 +60,27 @@ def main(argv: list[str] | None = None) -> int:
 
     p = argparse.ArgumentParser(prog="python -m webmend.flows.train", description=__doc__.split("\n")[0])
     p.add_argument("--manifest", required=True)
-    p.add_argument("--route", default="refined")
-    p.add_argument("--preset", default="tiny")
-    p.add_argument("--model")
-    p.add_argument("--set", dest="overrides", action="append", default=[], metavar="KEY=VALUE")
-    p.add_argument("--out")
-    p.add_argument("--eval-items")
-    p.add_argument("--eval-backend", default="transformers", choices=("transformers", "openai"))
-    p.add_argument("--eval-max-new-tokens", type=int, default=4096)
-    p.add_argument("--eval-config")
-    p.add_argument("--rl-tasks")
-    p.add_argument("--rl-contracts", nargs="*", default=[])
-    p.add_argument("--rl-preset")
-    p.add_argument("--rl-set", dest="rl_overrides", action="append", default=[], metavar="KEY=VALUE")
-    p.add_argument("--rl-updates", type=int)
-    p.add_argument("--rl-dask-address")
-    p.add_argument("--rl-dask-workers", type=int)
-    p.add_argument("--rl-rollout", dest="rl_rollouts", action="append", default=[], metavar="KEY=VALUE",
+    p.add_argument("--eval-config", help="evaluator config file for the evaluation and the RL page rewards")
+    add_model_flags(p, SftSettings)
+    add_model_flags(p, CheckpointEvalSettings, "eval_")
+    add_model_flags(p, RLSettings, "rl_")
+    p.add_argument("--set", action="append", default=[], metavar="KEY=VALUE", help="a LlamaFactory key of the SFT")
+    p.add_argument("--rl-set", action="append", default=[], metavar="KEY=VALUE", help="a key of the RL config")
+    p.add_argument("--rl-rollout", action="append", default=[], metavar="KEY=VALUE",
                    help="e.g. --rl-rollout backend=openai --rl-rollout model=openai/policy --rl-rollout api_base=URL")
-    p.add_argument("--threads", type=int)
     a = p.parse_args(argv)
+    try:
+        settings = {
+            "sft": model_from_flags(a, SftSettings, overrides=parse_overrides(a.set)),
+            "evaluation": model_from_flags(a, CheckpointEvalSettings, "eval_")
+            if getattr(a, "CheckpointEvalSettings.eval_items") else None,
+            "rl": model_from_flags(a, RLSettings, "rl_", overrides=parse_overrides(a.rl_set),
+                                   rollouts=parse_overrides(a.rl_rollout))
+            if getattr(a, "RLSettings.rl_tasks") else None}
+    except (ValidationError, ValueError) as exc:
+        p.error(str(exc))
     with ending_children():  # SIGTERM/SIGINT end the trainer, the policy worker and the reward workers first
-        result = train(manifest=a.manifest, route=a.route, preset=a.preset, model=a.model,
-                       overrides=parse_overrides(a.overrides) or None, out=a.out, eval_items=a.eval_items,
-                       eval_backend=a.eval_backend, eval_max_new_tokens=a.eval_max_new_tokens,
-                       eval_config=a.eval_config, rl_tasks=a.rl_tasks, rl_contracts=a.rl_contracts,
-                       rl_preset=a.rl_preset, rl_overrides=parse_overrides(a.rl_overrides) or None,
-                       rl_updates=a.rl_updates, rl_dask_address=a.rl_dask_address, rl_dask_workers=a.rl_dask_workers,
-                       rl_rollouts=parse_overrides(a.rl_rollouts) or None, threads=a.threads)
+        result = train(manifest=a.manifest, eval_config=a.eval_config, **settings)
     print(json.dumps(result, indent=2, default=str))
     return 0
 
