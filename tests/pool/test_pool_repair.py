@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
-from store.store_fixtures import fixture_records
+from store.store_fixtures import fixture_records, repair_records
 
 from webmend.evaluate.traces import write_evaluation_traces
-from webmend.pool.repair import repair_markdown, stored_verdicts
+from webmend.pool.repair import repair_markdown, stored_verdicts, summarize_repair
+from webmend.repair.traces import write_repair_traces
 from webmend.schemas.results import PageVerdict
 from webmend.store import DataRoot
 
@@ -46,6 +47,22 @@ def test_repair_markdown_shows_the_band_funnel():
                                           "High": {"High": {"count": 1, "row_pct": 100.0}}}}, "pool-x")
     assert "3 pages, 2 improved; mean score 40.0 -> 70.0" in md
     assert "| Low | · | 2 (100%) | · |" in md and "| High | · | · | 1 (100%) |" in md
+
+
+def test_each_batch_names_its_slowest_page_and_its_share(tmp_path):
+    """Two repair batches (one worker each, pages one after another): the summary and the artifact
+    say which page held each batch up."""
+    root = DataRoot(tmp_path)
+    low, high, mid = repair_records()
+    for rec in (low, high, mid):
+        write_repair_traces([(rec, {})], root, f"page-{rec['id']}", run_id="r")
+    summary = summarize_repair(str(tmp_path), ["page-p-low", "page-p-high", "page-p-mid"],
+                               [["page-p-low", "page-p-high"], ["page-p-mid"]])
+    assert summary["slowest_by_batch"] == [
+        {"batch": 0, "wall_s": 13.5, "pages": 2, "slowest_page": "p-low", "slowest_s": 12.0, "slowest_share": 0.889},
+        {"batch": 1, "wall_s": 4.0, "pages": 1, "slowest_page": "p-mid", "slowest_s": 4.0, "slowest_share": 1.0}]
+    md = repair_markdown(summary, "pool-x")
+    assert "| 1 | 1 | 4.0 | p-mid | 4.0 | 100% |" in md and "| 0 | 2 | 13.5 | p-low | 12.0 | 89% |" in md
 
 
 def test_a_process_builds_its_repair_model_once_so_the_spend_cap_spans_its_batches(tmp_path):

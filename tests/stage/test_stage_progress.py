@@ -67,3 +67,13 @@ def test_commands_print_plain_lines_when_no_terminal_is_attached():
     meter = Meter("repair", total=2, report=terminal_report(out))
     meter.advance(1, "page-a: 31 -> 84 (Low -> High)")
     assert out.getvalue().startswith("repair [1/2 pages (50%)") and out.getvalue().rstrip().endswith("(Low -> High)")
+
+
+def test_slowest_names_the_item_that_held_its_step_and_its_share():
+    from webmend.stage.progress import slowest
+
+    assert slowest({"a": 1.0, "b": 3.0}) == {"wall_s": 4.0, "pages": 2, "slowest_page": "b", "slowest_s": 3.0,
+                                             "slowest_share": 0.75}  # one after another: the step took the sum
+    assert slowest({"a": 1.0, "b": 3.0}, wall_s=3.2)["slowest_share"] == 0.938  # in parallel: the step's wall time
+    assert slowest({"b": 2.0, "a": 2.0})["slowest_page"] == "a"  # ties: the first by name, on every run
+    assert slowest({}) is None

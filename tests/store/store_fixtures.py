@@ -62,15 +62,15 @@ def repair_records() -> list[dict]:
     it was, Mid -> Mid (an accepted interaction repair). Only the fields the trace rows read."""
     return [
         {"id": "p-low", "original_hash": "a0", "original_state": "Low", "original_score": 30.0, "final_hash": "a1",
-         "rounds": 2, "stop_reason": "patience", "config_hash": "rc1",
+         "rounds": 2, "stop_reason": "patience", "config_hash": "rc1", "elapsed_s": 12.0,
          "attempts": [_attempt(1, "operator", 30.0, 45.0, True, "accepted (+15.00)", chash="a1"),
                       _attempt(2, "holistic_rewrite", 45.0, None, False, "regression (early): t1", True, "a2")],
          "checkpoints": [_cp(0, "a0", None, 30.0, "Low"), _cp(1, "a1", "a0", 45.0, "Mid")]},
         {"id": "p-high", "original_hash": "b0", "original_state": "High", "original_score": 90.0, "final_hash": "b0",
-         "rounds": 0, "stop_reason": "no_candidates", "config_hash": "rc1", "attempts": [],
+         "rounds": 0, "stop_reason": "no_candidates", "config_hash": "rc1", "elapsed_s": 1.5, "attempts": [],
          "checkpoints": [_cp(0, "b0", None, 90.0, "High")]},
         {"id": "p-mid", "original_hash": "c0", "original_state": "Mid", "original_score": 50.0, "final_hash": "c1",
-         "rounds": 1, "stop_reason": "no_candidates", "config_hash": "rc1",
+         "rounds": 1, "stop_reason": "no_candidates", "config_hash": "rc1", "elapsed_s": 4.0,
          "attempts": [_attempt(1, "interaction_repair", 50.0, 60.0, True, "accepted (+10.00)", chash="c1")],
          "checkpoints": [_cp(0, "c0", None, 50.0, "Mid", ["tc_13", "tc_04"]), _cp(1, "c1", "c0", 60.0, "Mid", ["tc_13"])]},
     ]

@@ -42,6 +42,10 @@ def test_sft_then_two_rl_updates_with_browser_rewards(training_env, taught, tmp_
     assert any(line["params_after"]["digest"] != line["params_before"]["digest"] for line in lines)
     assert lines[1]["params_before"] == lines[0]["params_after"]
     assert "mean_reward" in capsys.readouterr().out
+    step = lines[0]["reward_step"]  # the first update's pages are new: executed, timed
+    keys = {json.loads(s)["key"] for s in (out / "updates" / "0001" / "samples.jsonl").read_text().splitlines()}
+    assert step["pages"] >= 1 and step["slowest_page"] in keys and 0 < step["slowest_share"] <= 1
+    assert 0 < step["slowest_s"] <= step["wall_s"] + 1e-6
     record = json.loads((out / "rl_run.json").read_text())
     jsonschema.validate(record, json.loads((SCHEMAS / "rl_run.schema.json").read_text()))
     assert record["rewards_on"] == "dask" and record["updates"] == 2 and record["init_run"] == json.loads((sft / "run.json").read_text())["run_id"]

@@ -108,7 +108,8 @@ def build_refined_pool(
         _raise_failures("repair batch(es)", repair_failed)
         summary["repair"] = {"run_id": repairing.run_id, "batches": len(repairing.plan.batches),
                              "repaired_batches": len(repairing.plan.pending),
-                             **tasks.summarize_repair(data_root, repairing.plan.keys, repairing.run_id)}
+                             **tasks.summarize_repair(data_root, repairing.plan.keys, repairing.run_id,
+                                                      repairing.plan.page_keys_by_batch())}
     out = {"run_id": plan.run_id, "batches": len(plan.batches), "evaluated_batches": len(plan.pending), **summary,
            "unchecked_pages": unchecked_pages(plan)}
     if built is not None:

@@ -104,8 +104,8 @@ def committing(commit_name: str) -> Callable:
 
 
 @task(name="summarize-repair", cache_policy=NO_CACHE)
-def summarize_repair(data_root: str, keys: list[str], run_id: str) -> dict:
-    summary = pool_repair.summarize_repair(data_root, keys)
+def summarize_repair(data_root: str, keys: list[str], run_id: str, batches: list[list[str]] = ()) -> dict:
+    summary = pool_repair.summarize_repair(data_root, keys, batches)
     create_markdown_artifact(key=REPAIR_ARTIFACT_KEY, markdown=pool_repair.repair_markdown(summary, run_id),
                              description=f"build-refined-pool {run_id}: repair")
     return summary

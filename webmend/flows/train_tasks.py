@@ -60,6 +60,13 @@ def train_eval(checkpoints: list[str], items: str, out: str, backend: str, max_n
     return {"report": str(Path(out) / "report.md"), "table": table}
 
 
+def _slowest(step: dict | None) -> dict:
+    """The reward step's slowest page and its share of the step's wall time (blank when all were cached)."""
+    step = step or {}
+    return {"reward_wall_s": step.get("wall_s"), "slowest_page": step.get("slowest_page"),
+            "slowest_share": step.get("slowest_share")}
+
+
 @task(name="train-rl", cache_policy=NO_CACHE)
 def train_rl(tasks_file: str, contracts: list[str], init: str, preset: str, overrides: dict | None,
              updates: int | None, out: str | None, cfg_json: str | None, threads: int | None,
@@ -72,7 +79,8 @@ def train_rl(tasks_file: str, contracts: list[str], init: str, preset: str, over
                          out=out, threads=threads, dask_address=dask_address, dask_workers=dask_workers,
                          rollout=RolloutOptions.from_mapping(rollouts))
     rows = [{"update": line["update"], **{f"{role}_reward": v["mean_reward"] for role, v in line["roles"].items()},
-             "loss": line["update_stats"][-1].get("loss"), "params_changed": line["params_after"] != line["params_before"]}
+             "loss": line["update_stats"][-1].get("loss"), "params_changed": line["params_after"] != line["params_before"],
+             **_slowest(line.get("reward_step"))}
             for line in outcome.lines]
     create_table_artifact(key=RL_ARTIFACT_KEY, table=rows, description=f"RL {outcome.out}: per update")
     png = plot_rl(outcome.out)

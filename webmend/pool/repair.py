@@ -24,6 +24,7 @@ from webmend.repair.traces import SPEC, TABLES, page_key, write_repair_traces
 from webmend.schemas.results import PageVerdict
 from webmend.stage.batches import Batch
 from webmend.stage.driver import Work
+from webmend.stage.progress import slowest
 from webmend.store import DataRoot, layout, make_key
 
 log = logging.getLogger(__name__)
@@ -42,6 +43,10 @@ class RepairPlan:
         """Every key the plan's rows are under: each page's, and each batch's (where flows before
         per-page keys wrote a whole batch)."""
         return [*(self.page_key(job) for b in self.batches for _, job in b.items), *(b.key for b in self.batches)]
+
+    def page_keys_by_batch(self) -> list[list[str]]:
+        """Each batch's page keys, in order: the pages one worker repaired one after another."""
+        return [[self.page_key(job) for _, job in b.items] for b in self.batches]
 
     def page_key(self, job) -> str:
         return page_key(job.raw.id, job.content_hash, self.run_hash)
@@ -166,21 +171,43 @@ def write_repair_batch(batch: Batch, results: list[tuple[dict, dict]], data_root
     return [root.file_url(TABLES[-1], key) for key in keys]
 
 
-def summarize_repair(data_root: str, keys: list[str]) -> dict:
-    """Pages, mean before/after and the band transition matrix of the repair batches `keys`."""
+def summarize_repair(data_root: str, keys: list[str], batches: list[list[str]] = ()) -> dict:
+    """Pages, mean before/after and the band transition matrix of the repair batches `keys`; for
+    `batches` (each one's page keys), the slowest page of each and its share of the batch's time."""
     root = DataRoot(data_root)
     best = [r for r in root.read_keys(TABLES[-1], keys).to_pylist() if r["is_best"]]
     pages = [{"original_state": r["original_state"], "final_state": r["state"]} for r in best]
     scored = [r for r in best if r["original_score"] is not None]
     return {"pages": len(best), "improved": sum(1 for r in scored if r["score_total"] > r["original_score"]),
             "mean_score_before": mean([r["original_score"] for r in scored]),
-            "mean_score_after": mean([r["score_total"] for r in scored]), "transitions": transitions(pages)}
+            "mean_score_after": mean([r["score_total"] for r in scored]), "transitions": transitions(pages),
+            "slowest_by_batch": slowest_by_batch(root, batches)}
 
 
-def repair_markdown(summary: dict, run_id: str) -> str:
-    """The flow's repair artifact: the band funnel (original x final band, counts and row %)."""
+def slowest_by_batch(root: DataRoot, batches: list[list[str]]) -> list[dict]:
+    """Per repair batch, the page whose repair took longest and its share of the batch's seconds
+    (a worker repairs a batch's pages one after another, so the batch waits for the sum); batches
+    whose rows hold no repair time (written before it was recorded) are left out."""
+    out = []
+    for index, keys in enumerate(batches):
+        rows = root.read_keys(TABLES[-1], keys, columns=["id", "is_best", "repair_elapsed_s"]).to_pylist()
+        seconds = {r["id"]: r["repair_elapsed_s"] for r in rows if r["is_best"] and r["repair_elapsed_s"] is not None}
+        if seconds:
+            out.append({"batch": index, **slowest(seconds)})
+    return out
+
+
+def repair_markdown(summary: dict, run_id: str, top: int = 5) -> str:
+    """The flow's repair artifact: the band funnel (original x final band, counts and row %) and
+    the batches most held up by one page."""
     lines = [f"# Repair of {run_id}", "",
              f"{summary['pages']} pages, {summary['improved']} improved; mean score "
              f"{summary['mean_score_before']} -> {summary['mean_score_after']}", "",
              *funnel_markdown(summary["transitions"])]
+    held = sorted(summary.get("slowest_by_batch") or [], key=lambda b: (-b["slowest_share"], b["batch"]))[:top]
+    if held:
+        lines += ["", "## Slowest page per batch (most held up first)", "",
+                  "| batch | pages | batch s | slowest page | its s | share |", "| --- | --- | --- | --- | --- | --- |",
+                  *(f"| {b['batch']} | {b['pages']} | {b['wall_s']} | {b['slowest_page']} | {b['slowest_s']} | "
+                    f"{b['slowest_share']:.0%} |" for b in held)]
     return "\n".join(lines) + "\n"

@@ -10,6 +10,7 @@ from collections import Counter, defaultdict
 from typing import Iterable
 
 from webmend.schemas.vocab import STATES
+from webmend.stage.progress import slowest
 
 UNSCORED = "unscored"
 BANDS = (*STATES, UNSCORED)
@@ -93,4 +94,6 @@ def summarize_repairs(records: Iterable[dict], elapsed_s: float) -> dict:
         "llm_calls": sum(r["llm_calls"] for r in records),
         "cost_usd": round(sum(r["cost_usd"] or 0.0 for r in records), 6),
         "elapsed_s": round(elapsed_s, 3),
+        # With workers in parallel the pages' seconds add up to more than the run's wall time.
+        "slowest_page": slowest({r["id"]: r["elapsed_s"] for r in records}, elapsed_s or None),
     }

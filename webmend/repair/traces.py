@@ -77,6 +77,7 @@ def checkpoint_rows(record: dict, pages: dict[str, str]) -> list[dict]:
             "contract_reward": cp.get("contract_reward"),
             "contract_labels": json.dumps(cp["contract_labels"], sort_keys=True) if cp.get("contract_labels") else None,
             "content_hash": cp["content_hash"], "config_hash": record["config_hash"],
+            "repair_elapsed_s": record["elapsed_s"],
         })
     return rows
 

@@ -153,6 +153,7 @@ TABLES: dict[str, pa.Schema] = {
         _f("status", pa.string()), _f("flags", pa.list_(pa.string())),  # the checkpoint's verified evaluation
         _f("contract_reward", pa.float64()), _f("contract_labels", _JSON),  # its contract's r_web and z, when any
         _f("unpassable_tests", pa.list_(pa.string())),  # its failed test cases no correct page can pass
+        _f("repair_elapsed_s", pa.float64()),  # the page's whole repair (every round), on each of its rows
     ),
     # One interaction contract per task, as built by the pipeline's contract stage (docs/icg-format.md).
     # content_hash: schemas.contract.contract_hash; executions are contract_results rows.

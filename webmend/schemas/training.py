@@ -91,6 +91,16 @@ class RoleSummary(_Model):
     mean_H: float | None = None
 
 
+class RewardStep(_Model):
+    """How long an update waited for its page rewards, and whether one page dominated the wait."""
+
+    wall_s: float = Field(description="seconds the update's reward steps took, start to end")
+    pages: int = Field(description="pages executed (cached rewards cost nothing and are not counted)")
+    slowest_page: str = Field(description="sample key of the page that took longest")
+    slowest_s: float = Field(description="its evaluation's seconds")
+    slowest_share: float = Field(description="slowest_s / wall_s: near 1, the step waited on that page alone")
+
+
 class ParamDigest(_Model):
     digest: str = Field(description="sha256 over every parameter (name and bytes)")
     norm: float
@@ -126,6 +136,7 @@ class RlUpdate(_Model):
     params_after: ParamDigest
     critic_skipped: dict[str, str] = Field(default_factory=dict, description="task -> why it had no Critic")
     sync: RolloutSync | None = Field(default=None, description="a rollout server's weight sync after this update")
+    reward_step: RewardStep | None = Field(default=None, description="null when every reward came from the cache")
     elapsed_s: float
 
 

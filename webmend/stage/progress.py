@@ -66,6 +66,18 @@ class Meter:
         return ", ".join(parts)
 
 
+def slowest(seconds: dict[str, float], wall_s: float | None = None) -> dict | None:
+    """The item that took longest and its share of the wall time its step took (default: the sum,
+    for items run one after another). A step (a batch, an RL update) waits for its slowest item,
+    so a share near 1 says one item held the whole step. None without items."""
+    if not seconds:
+        return None
+    wall = sum(seconds.values()) if wall_s is None else wall_s
+    top = max(sorted(seconds), key=lambda k: seconds[k])
+    return {"wall_s": round(wall, 2), "pages": len(seconds), "slowest_page": top, "slowest_s": round(seconds[top], 2),
+            "slowest_share": round(min(1.0, seconds[top] / wall), 3) if wall > 0 else 1.0}
+
+
 def duration(seconds: float) -> str:
     seconds = int(round(seconds))
     hours, rest = divmod(seconds, 3600)

@@ -29,7 +29,8 @@ from webmend.config import EvalConfig
 from webmend.schemas.training import RlUpdate
 from webmend.training.rewards import CRITIC_MIN_REWARD, CriticSchedule, advantages_by_group, discriminability, helpfulness
 from webmend.training.rl_prompts import critic_messages, parse_verdicts, refiner_messages
-from webmend.training.rl_rewards import PageReward, RewardCache, RewardWeights, anchor_degradation, score_pages
+from webmend.training.rl_rewards import (PageReward, RewardCache, RewardTiming, RewardWeights, anchor_degradation,
+                                         score_pages)
 from webmend.training.rollouts import LocalRollouts
 
 log = logging.getLogger(__name__)
@@ -137,9 +138,9 @@ def anchor_penalty_D(ref: PageReward, got: PageReward, prompt: str, anchors: Anc
 
 
 def _score(rollouts: list[Rollout], items, eval_cfg, work: Path, cache, cfg: RlConfig, executor,
-           anchors: Anchors | None = None) -> dict[str, PageReward]:
+           anchors: Anchors | None = None, timing: RewardTiming | None = None) -> dict[str, PageReward]:
     rewards = score_pages({r.key: r.completion["text"] for r in rollouts}, items, eval_cfg, work, cache=cache,
-                          weights=cfg.reward_weights, workers=cfg.workers, executor=executor)
+                          weights=cfg.reward_weights, workers=cfg.workers, executor=executor, timing=timing)
     for r in rollouts:
         got = rewards[r.key]
         r.reward = got.reward
@@ -178,8 +179,9 @@ def run_update(m: int, tasks: list[dict], sampler, items: dict, eval_cfg: EvalCo
     gen_msgs = {f"{t['id']}#u{m}": [{"role": "system", "content": system}, {"role": "user", "content": t["prompt"]}]
                 for t in tasks}
     gens = _page_rollouts(sampler, gen_msgs, cfg.n_gen, "generator", lambda k: f"gen:{task_of(k)}", cfg, "g", m)
-    gen_rewards = _score(gens, items, eval_cfg, work / "gen", cache, cfg, executor, anchors)
-    notes = {"critic_skipped": {}}
+    timing = RewardTiming()
+    gen_rewards = _score(gens, items, eval_cfg, work / "gen", cache, cfg, executor, anchors, timing)
+    notes = {"critic_skipped": {}, "reward_step": timing.summary()}
     if "critic" not in cfg.roles:
         return gens, notes
     drafts: dict[str, tuple[Rollout, dict]] = {}
@@ -209,7 +211,8 @@ def run_update(m: int, tasks: list[dict], sampler, items: dict, eval_cfg: EvalCo
         refs = _page_rollouts(sampler, ref_msgs, cfg.n_ref, "refiner", lambda k: f"ref:{k.split('#', 1)[1]}@{task_of(k)}",
                               cfg, "r", m)
         if refs:
-            _score(refs, items, eval_cfg, work / "ref", cache, cfg, executor, anchors)
+            _score(refs, items, eval_cfg, work / "ref", cache, cfg, executor, anchors, timing)
+            notes["reward_step"] = timing.summary()
     schedule = CriticSchedule(cfg.critic_warmup, cfg.critic_lambda)
     for c in crits:
         draft, labels = drafts[task_of(c.key)]

@@ -11,8 +11,9 @@ rewards it had not stored."""
 from __future__ import annotations
 
 import json
+import time
 from contextlib import nullcontext
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import IO
 
@@ -23,6 +24,7 @@ from webmend.schemas.hashing import sha256_hex
 from webmend.stage import executors
 from webmend.stage.batches import Batch
 from webmend.stage.driver import Work, drive
+from webmend.stage.progress import slowest
 
 DASK_BATCH = 4  # pages per Dask task: few enough to spread, enough to amortise a task's overhead
 SOURCE = "rl-sample"  # a reward page's RawInput.source: a sampled answer, not a file
@@ -109,6 +111,19 @@ class RewardCache:
 
 
 @dataclass
+class RewardTiming:
+    """The wall time of an update's reward steps and each executed page's evaluation seconds: a
+    step waits for its slowest page, so that page's share says when one page dominates the step."""
+
+    wall_s: float = 0.0
+    pages: dict[str, float] = field(default_factory=dict)
+
+    def summary(self) -> dict | None:
+        """RlUpdate.reward_step; None when every reward came from the cache."""
+        return slowest(self.pages, self.wall_s)
+
+
+@dataclass
 class RewardStage:
     """One reward step's pages as a stage: batches of distinct pages (by reward key), a batch done
     when every page of it has a stored reward (the cache is the marker), committed by storing the
@@ -124,6 +139,7 @@ class RewardStage:
     results: IO[str]
     size: int
     name: str = "rl reward"
+    elapsed: dict[str, float] = field(default_factory=dict)  # {sample key: evaluation seconds} of this call
 
     def batches(self) -> list[Batch]:
         listed = list(self.pages)
@@ -150,6 +166,7 @@ class RewardStage:
             files = [k["file"] for k in rec.get("keyframes") or [] if k.get("file")]
             reward.frame = str((self.work_dir / "eval" / files[0]).resolve()) if files else None
             self.cache.add(self.keys[rec["id"]], reward)  # the reward is what a rerun skips by
+            self.elapsed[rec["id"]] = rec["elapsed_s"]
             self.results.write(json.dumps(rec, sort_keys=True) + "\n")
         self.results.flush()
 
@@ -158,8 +175,10 @@ class RewardStage:
 
 
 def score_pages(pages: dict[str, str], items: dict[str, dict], cfg: EvalConfig, work: Path, *, cache: RewardCache,
-                weights: RewardWeights, workers: int = 1, executor=None) -> dict[str, PageReward]:
-    """{sample key: reward} for {sample key: answer text}; keys are `TASK#...` sample ids."""
+                weights: RewardWeights, workers: int = 1, executor=None,
+                timing: RewardTiming | None = None) -> dict[str, PageReward]:
+    """{sample key: reward} for {sample key: answer text}; keys are `TASK#...` sample ids. timing:
+    gets this call's wall time and the seconds of each page it executed."""
     from webmend.browser.worker import closing_new_browsers  # Playwright only where pages run
 
     keys = {k: RewardCache.key(text, match_item(items, k), cfg) for k, text in pages.items()}
@@ -175,8 +194,12 @@ def score_pages(pages: dict[str, str], items: dict[str, dict], cfg: EvalConfig, 
             stage = RewardStage(distinct, keys, items, cfg.model_dump_json(), work, cache, weights, results,
                                 DASK_BATCH if executor is not None else 1)
             # Here: one browser for the call, closed after it; a pool's or Dask's workers keep theirs.
+            started = time.perf_counter()
             with closing_new_browsers(), nullcontext(executor) if executor is not None else executors.local(workers) as ex:
                 outcome = drive(stage, ex, in_order=True)
+            if timing is not None:
+                timing.wall_s += time.perf_counter() - started
+                timing.pages.update(stage.elapsed)
         if outcome.failures:
             raise RuntimeError(f"reward evaluation failed: {outcome.failures[0][1]!r}")
     return {k: cache.entries[keys[k]] for k in pages}
