@@ -11,7 +11,7 @@ import pytest
 from webmend.config import EvalConfig
 from webmend.contracts.command import items_with_contracts
 from webmend.evaluate.inputs import load_items
-from webmend.training.rewards import CRITIC_MIN_REWARD
+from webmend.training.role_rewards import CRITIC_MIN_REWARD
 from webmend.training.rl import RlConfig, pick_draft, Rollout, train_rl
 from webmend.training.rl_prompts import CRITIC_INSTRUCTIONS, REFINER_INSTRUCTIONS, parse_verdicts
 
@@ -113,7 +113,7 @@ def test_critique_parsing_and_draft_choice():
 
 
 def test_the_visual_anchor_penalises_only_pages_that_look_worse_than_the_reference(items, tmp_path):
-    from webmend.training.rl_rewards import anchor_degradation
+    from webmend.training.page_rewards import anchor_degradation
 
     assert anchor_degradation(20.0, 20.0, 25.0, 0.05) == 0.0 and anchor_degradation(20.0, 24.0, 25.0, 0.05) == 0.0
     assert anchor_degradation(20.0, 10.0, 25.0, 0.05) == pytest.approx(0.4 - 0.05)

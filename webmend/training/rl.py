@@ -27,9 +27,9 @@ from pathlib import Path
 
 from webmend.config import EvalConfig
 from webmend.schemas.training import RlUpdate
-from webmend.training.rewards import CRITIC_MIN_REWARD, CriticSchedule, advantages_by_group, discriminability, helpfulness
+from webmend.training.role_rewards import CRITIC_MIN_REWARD, CriticSchedule, advantages_by_group, discriminability, helpfulness
 from webmend.training.rl_prompts import critic_messages, parse_verdicts, refiner_messages
-from webmend.training.rl_rewards import (PageReward, RewardCache, RewardTiming, RewardWeights, anchor_degradation,
+from webmend.training.page_rewards import (PageReward, RewardCache, RewardTiming, RewardWeights, anchor_degradation,
                                          score_pages)
 from webmend.training.rollouts import LocalRollouts
 
@@ -59,7 +59,7 @@ class RlConfig:
     seed: int = 0
     workers: int = 1  # browser workers for the rewards
     # WebCatalyst's visual anchor: reward - weight * D for pages of tasks with a reference page
-    # (--anchors); 0 turns it off. D is one-sided (rl_rewards.anchor_degradation).
+    # (--anchors); 0 turns it off. D is one-sided (page_rewards.anchor_degradation).
     visual_anchor_weight: float = 0.0
     visual_anchor_tolerance: float = 0.05
     # a vision model (litellm) that compares the reference page's screenshot with each sample's
@@ -129,7 +129,7 @@ class Anchors:
 def anchor_penalty_D(ref: PageReward, got: PageReward, prompt: str, anchors: Anchors, eval_cfg: EvalConfig,
                      cfg: RlConfig) -> tuple[float, str]:
     """(D, what decided it): the judge on the two first keyframes when configured and both exist,
-    else the one-sided fall of the visual-design points (rl_rewards.anchor_degradation)."""
+    else the one-sided fall of the visual-design points (page_rewards.anchor_degradation)."""
     if anchors.judge is not None and ref.frame and got.frame:
         d = anchors.judge.degradation(prompt, Path(ref.frame), Path(got.frame))
         if d is not None:

@@ -8,7 +8,7 @@ import math
 import pytest
 import torch
 
-from webmend.training.rewards import group_advantages
+from webmend.training.role_rewards import group_advantages
 from webmend.training.trainenv.grpo import GrpoConfig, Sample, clipped_objective, grpo_step, pad_batch, token_logprobs
 
 

@@ -3,7 +3,7 @@
 TRL's GRPOTrainer groups completions by dataset prompt with one group size, while WebLoop's Critic
 prompts depend on the Generator's drafts and its Refiner prompts on each critique, with groups of
 varying size per task. So the rollout (who is sampled from what) and the advantages
-(`webmend.training.rewards`, computed per role-specific group) stay outside, and this module only
+(`webmend.training.role_rewards`, computed per role-specific group) stay outside, and this module only
 turns samples that already carry an advantage into one clipped-ratio update:
 
     L = -1/N_tok * sum_o sum_t w_ot * min(rho_ot A_o, clip(rho_ot, 1 - eps, 1 + eps) A_o) + beta * KL

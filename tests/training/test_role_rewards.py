@@ -6,7 +6,7 @@ import math
 
 import pytest
 
-from webmend.training.rewards import (CRITIC_MIN_REWARD, CriticSchedule, advantages_by_group, discriminability,
+from webmend.training.role_rewards import (CRITIC_MIN_REWARD, CriticSchedule, advantages_by_group, discriminability,
                                       group_advantages, helpfulness)
 
 LABELS = {"R1": 1, "R2": 1, "R3": 0, "R4": 0, "R5": 1}  # 3 satisfied, 2 violated

@@ -10,7 +10,7 @@ from pathlib import Path
 from conftest import sigkill_when
 
 from webmend.config import EvalConfig
-from webmend.training.rl_rewards import RESULTS, RewardCache, RewardTiming, RewardWeights, score_pages
+from webmend.training.page_rewards import RESULTS, RewardCache, RewardTiming, RewardWeights, score_pages
 
 FIX = Path(__file__).resolve().parents[2] / "data" / "fixtures" / "training"
 PAGES = {f"counter#s{n}": (FIX / "counter.html").read_text().replace("</body>", f"<!-- {n} --></body>")
@@ -19,7 +19,7 @@ STEP = """
 import json, sys
 from pathlib import Path
 from webmend.config import EvalConfig
-from webmend.training.rl_rewards import RewardCache, RewardWeights, score_pages
+from webmend.training.page_rewards import RewardCache, RewardWeights, score_pages
 pages, work = json.loads(Path(sys.argv[1]).read_text()), Path(sys.argv[2])
 score_pages(pages, {}, EvalConfig(), work, cache=RewardCache(work / "cache.jsonl"), weights=RewardWeights())
 """
