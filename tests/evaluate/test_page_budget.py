@@ -49,3 +49,18 @@ def _has_marker(pid: int, profile: str) -> bool:
         return profile_marker(profile).encode() in Path(f"/proc/{pid}/cmdline").read_bytes()
     except OSError:
         return False
+
+
+def test_a_contract_cut_short_by_the_budget_gets_no_score(worker, cfg):
+    """The budget ends the walk: its outcomes stay as evidence, but neither a reward nor labels
+    come from how much of the contract the machine had time for."""
+    import json
+
+    from webmend.evaluate.contract_run import contract_record
+
+    low = cfg.model_copy(update={"limits": cfg.limits.model_copy(update=LOW)})
+    contracts = Path(__file__).resolve().parents[2] / "data" / "contracts"
+    contract = json.loads((contracts / "todo_list" / "contract.json").read_text())
+    got = contract_record(fixture_html("hostile/gl_blur_heavy.html"), contract, low, worker)
+    assert "budget ran out" in got["error"] and got["reward"] is None and got["transition_validity"] is None
+    assert got["labels"] == {} and got["unmet"] == [] and got["transitions"]  # the evidence is kept

@@ -49,6 +49,9 @@ class ContractRun:
     elapsed_s: float = 0.0
 
     unmet: list[dict] = field(default_factory=list)  # {id, kind, text} of the requirements with z = 0
+    # The call during which the page's wall-clock budget ran out (empty: it did not): the score
+    # then says how much of the contract the machine had time for, not what the page does.
+    out_of_time: str = ""
 
     def to_dict(self) -> dict:
         s = self.score
@@ -309,7 +312,8 @@ def execute_contract(html: str, contract: Contract | dict, cfg: EvalConfig, work
     faults = list(shared.events.hangs) + ["crash"] * shared.events.crashes
     unmet = [{"id": r.id, "kind": r.kind, "text": r.text} for r in contract.requirements if not score.labels.get(r.id)]
     return ContractRun(score, {t.id: walk.outcomes[t.id] for t in contract.transitions}, initial, walk.initial_reasons,
-                       walk.documents, walk.runs, faults, time.perf_counter() - started, unmet)
+                       walk.documents, walk.runs, faults, time.perf_counter() - started, unmet,
+                       shared.exhausted_during or "")
 
 
 def _walk_once(html: str, contract: Contract, cfg: EvalConfig, worker: BrowserWorker, share_prefixes: bool,
@@ -360,4 +364,9 @@ def contract_record(html: str, contract: Contract | dict, cfg: EvalConfig, worke
         log.error("contract %s could not be executed: %s", c.task.id, exc, exc_info=True)
         return {**base, "transition_validity": None, "req_explicit": None, "req_implicit": None, "reward": None,
                 "error": f"executor error: {type(exc).__name__}: {exc}"[:300]}
-    return {**base, **run.to_dict(), "elapsed_s": round(run.elapsed_s, 3)}
+    out = {**base, **run.to_dict(), "elapsed_s": round(run.elapsed_s, 3)}
+    if run.out_of_time:  # the outcomes stay as evidence; scores and labels would be the machine's
+        out.update(transition_validity=None, req_explicit=None, req_implicit=None, reward=None, requirements={},
+                   labels={}, unmet=[], error=f"the page's wall-clock budget ran out during {run.out_of_time}: "
+                                            "an evaluator outcome (run it again), not the page's")
+    return out

@@ -96,7 +96,9 @@ class ContractResult(_Model):
     transitions_run: int = 0
     page_faults: list[str] = []
     elapsed_s: float = 0.0
-    error: str | None = Field(default=None, description="set when the contract could not be executed; scores null")
+    error: str | None = Field(default=None, description="set when the contract could not be executed (an executor "
+                                                       "error, or the page's wall-clock budget ran out: run it "
+                                                       "again); scores and labels null or empty")
 
 
 class PageVerdict(_Model):

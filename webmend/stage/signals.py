@@ -50,6 +50,7 @@ def end_descendants(grace_s: float = GRACE_S) -> int:
 def _resource_tracker() -> int:
     from multiprocessing import resource_tracker
 
+    # Its pid is private; without it the tracker is ended too and warns that it died.
     return getattr(resource_tracker._resource_tracker, "_pid", None) or -1
 
 
@@ -64,9 +65,6 @@ def _send(p: psutil.Process, sig: int) -> None:
 def ending_children() -> Iterator[None]:
     """For the duration: SIGTERM/SIGINT end this process's descendants first (see the module).
     Outside the main thread (where Python cannot install handlers) it does nothing."""
-    if threading.current_thread() is not threading.main_thread():
-        yield
-        return
     before = install()
     try:
         yield
