@@ -6,7 +6,10 @@ runs and mostly under load, so --busy starts that many busy-loop processes for t
 duration. The default page set is every fixture page with known behaviour (experience/, pages/,
 games/dev/) plus the benchmark corpus.
 
-    .venv/bin/python bench/determinism_sweep.py [--runs 3] [--busy 2] [--limit N] [PAGE ...]
+    .venv/bin/python bench/determinism_sweep.py [--runs 3] [--busy 2] [--limit N] [--items FILE] [PAGE ...]
+
+--items (HTMLBench-format JSONL, e.g. data/bench/items.jsonl) runs each page's test cases too,
+matched by the page's file name (app_todo_001.html -> app_todo_001).
 """
 
 from __future__ import annotations
@@ -22,6 +25,7 @@ sys.path.insert(0, str(ROOT))
 
 from webmend.browser.worker import BrowserWorker  # noqa: E402
 from webmend.config import EvalConfig  # noqa: E402
+from webmend.evaluate.inputs import load_items, match_item  # noqa: E402
 from webmend.evaluate.page import evaluate_page  # noqa: E402
 from webmend.evaluate.replay_check import comparable, first_difference  # noqa: E402
 
@@ -38,14 +42,15 @@ def default_pages() -> list[Path]:
     return [p for d in DEFAULT_SETS for p in sorted(d.glob("*.html"))]
 
 
-def sweep(pages: list[Path], runs: int) -> list[tuple[Path, str | None]]:
+def sweep(pages: list[Path], runs: int, items: dict | None = None) -> list[tuple[Path, str | None]]:
     cfg = EvalConfig()
     worker = BrowserWorker(cfg)
     found = []
     try:
         for page in pages:
             html = page.read_text(encoding="utf-8", errors="replace")
-            first, *others = [comparable(evaluate_page(html, cfg, None, worker=worker)) for _ in range(runs)]
+            item = match_item(items or {}, page.stem)
+            first, *others = [comparable(evaluate_page(html, cfg, item, worker=worker)) for _ in range(runs)]
             diff = next((d for d in (first_difference(first, o) for o in others) if d), None)
             print(f"{'DIFFERS' if diff else 'same   '} {page.relative_to(ROOT)}" + (f"  {diff}" if diff else ""), flush=True)
             found.append((page, diff))
@@ -60,6 +65,7 @@ def main() -> int:
     ap.add_argument("--runs", type=int, default=3)
     ap.add_argument("--busy", type=int, default=0, help="busy-loop processes running during the sweep")
     ap.add_argument("--limit", type=int, default=0)
+    ap.add_argument("--items", type=Path, help="test items (JSONL): run each page's test cases too")
     args = ap.parse_args()
     pages = [p.resolve() for p in args.pages] or default_pages()
     pages = pages[: args.limit] if args.limit else pages
@@ -68,7 +74,7 @@ def main() -> int:
         s.start()
     t0 = time.monotonic()
     try:
-        found = sweep(pages, args.runs)
+        found = sweep(pages, args.runs, load_items(args.items) if args.items else None)
     finally:
         for s in spinners:
             s.terminate()
