@@ -40,6 +40,16 @@ def sigkill_when(args: list[str], ready: Callable[[], bool], *, cwd: Path = ROOT
         proc.wait()
 
 
+def alive(p) -> bool:
+    """Whether a psutil.Process still runs (a zombie or a gone process does not)."""
+    import psutil
+
+    try:
+        return p.is_running() and p.status() != psutil.STATUS_ZOMBIE
+    except psutil.NoSuchProcess:
+        return False
+
+
 @pytest.fixture(scope="session")
 def cfg() -> EvalConfig:
     return EvalConfig()

@@ -16,7 +16,7 @@ import time
 import jsonschema
 import psutil
 import pytest
-from conftest import FIXTURES, ROOT, sigkill_when
+from conftest import FIXTURES, ROOT, alive, sigkill_when
 
 SCHEMA_DIR = ROOT / "webmend" / "schemas"
 GOOD = (FIXTURES / "pages" / "good_app.html").read_text()
@@ -134,7 +134,7 @@ def test_sigterm_ends_every_process_of_the_run_and_a_rerun_resumes(corpus, tmp_p
         assert proc.wait(timeout=60) == 128 + signal.SIGTERM
         assert "stopped by SIGTERM" in proc.stderr.read()
         time.sleep(0.5)  # processes ended by a worker are reaped by init
-        assert [(p.pid, p.name()) for p in run if _alive(p)] == []
+        assert [(p.pid, p.name()) for p in run if alive(p)] == []
     finally:
         with contextlib.suppress(ProcessLookupError):
             os.killpg(proc.pid, signal.SIGKILL)  # only if the test failed: leave nothing for the next test
@@ -142,13 +142,6 @@ def test_sigterm_ends_every_process_of_the_run_and_a_rerun_resumes(corpus, tmp_p
     assert res.returncode == 0, res.stderr
     strip = lambda rs: [{k: v for k, v in r.items() if k not in ("elapsed_s", "evidence")} for r in rs]  # noqa: E731
     assert strip(records(stopped)) == strip(records(out))  # every input once, in order
-
-
-def _alive(p: psutil.Process) -> bool:
-    try:
-        return p.is_running() and p.status() != psutil.STATUS_ZOMBIE
-    except psutil.NoSuchProcess:
-        return False
 
 
 def test_rescore_recomputes_from_evidence(corpus, tmp_path):

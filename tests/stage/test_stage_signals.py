@@ -10,6 +10,7 @@ import time
 
 import psutil
 import pytest
+from conftest import alive
 
 # A run that started two children: one ends on SIGTERM, one ignores it (only SIGKILL ends it).
 RUN = """
@@ -32,13 +33,6 @@ def start_run() -> tuple[subprocess.Popen, list[psutil.Process]]:
     while len(kids := psutil.Process(proc.pid).children(recursive=True)) < 3 and time.monotonic() < deadline:
         time.sleep(0.05)
     return proc, kids
-
-
-def alive(p: psutil.Process) -> bool:
-    try:
-        return p.is_running() and p.status() != psutil.STATUS_ZOMBIE
-    except psutil.NoSuchProcess:
-        return False
 
 
 @pytest.mark.parametrize("sig, rc", [(signal.SIGTERM, 128 + signal.SIGTERM), (signal.SIGINT, -signal.SIGINT)])
