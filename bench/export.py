@@ -206,19 +206,19 @@ def build_batch(root: str, seed: int, batch: int, start: int, stop: int) -> dict
             "evidence": json.dumps({"console_errors": rng.randrange(3), "dom_nodes": rng.randrange(200, 4000)}),
             "trace_summary": json.dumps({"events": rng.randrange(50, 500)}),
             "prompt_id": prompt_id, "prompt": prompt, "page": page, "page_hash": page_hash,
-            "run_id": EVAL_RUN, "content_hash": page_hash, "config_hash": EVAL_CONFIG,
+            "run_id": EVAL_RUN, "input_hash": page_hash, "config_hash": EVAL_CONFIG,
         })
         eval_bytes += len(page)
         if rng.random() < REPAIRED_SHARE:
             html = repaired_page(rng, page)
             after = round(min(100.0, score + rng.uniform(5, 45)), 3)
-            common = {"id": page_id, "original_hash": page_hash, "original_score": score, "original_state": _band(score),
+            common = {"id": page_id, "input_hash": page_hash, "original_score": score, "original_state": _band(score),
                       "rounds": 1, "stop_reason": "target_reached" if after >= 80 else "max_rounds",
                       "run_id": REPAIR_RUN, "config_hash": REPAIR_CONFIG}
             checkpoints.append({**common, "round": 0, "parent_hash": None, "score_total": score, "state": _band(score),
-                                "is_best": False, "html": page, "status": "ok", "flags": flags, "content_hash": page_hash})
+                                "is_best": False, "html": page, "status": "ok", "flags": flags, "page_hash": page_hash})
             checkpoints.append({**common, "round": 1, "parent_hash": page_hash, "score_total": after, "state": _band(after),
-                                "is_best": True, "html": html, "status": "ok", "flags": [], "content_hash": sha256_hex(html)})
+                                "is_best": True, "html": html, "status": "ok", "flags": [], "page_hash": sha256_hex(html)})
             ckpt_bytes += len(page) + len(html)
             repaired += 1
     store = DataRoot(root)

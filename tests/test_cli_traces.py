@@ -28,14 +28,14 @@ def test_evaluate_writes_trace_tables_that_sql_and_the_flow_see(tmp_path, capsys
     assert main(args) == 0
     assert "1 batches written, 0 already there" in capsys.readouterr().err
 
-    rows = sql(root, "SELECT input_index, id, status, score_total IS NOT NULL AS scored, content_hash, config_hash, "
+    rows = sql(root, "SELECT input_index, id, status, score_total IS NOT NULL AS scored, input_hash, config_hash, "
                      "run_id, schema_version FROM evaluations ORDER BY input_index", capsys)
     records = [json.loads(line) for line in (out / "results.jsonl").read_text().splitlines()]
     assert [(r["input_index"], r["id"], r["status"], r["scored"]) for r in rows] == [
         (rec["index"], rec["id"], rec["status"], rec["score"] is not None) for rec in records]
     assert [r["status"] for r in rows][0] == "ok" and rows[1]["id"] == "refusal"
     corpus = batches.read_corpus([PAGE], [responses])
-    assert [r["content_hash"] for r in rows] == [batches.input_hash(raw) for raw in corpus]
+    assert [r["input_hash"] for r in rows] == [batches.input_hash(raw) for raw in corpus]
     assert {r["config_hash"] for r in rows} == {EvalConfig().config_hash()}
     assert rows[0]["run_id"].startswith("evaluate-") and rows[0]["schema_version"]
     events = sql(root, "SELECT count(*) AS n FROM experience_events WHERE kind = 'console_error'", capsys)

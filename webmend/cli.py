@@ -138,7 +138,7 @@ def cmd_evaluate(args) -> int:
         except (ValueError, FileNotFoundError) as exc:
             print(f"webmend evaluate: --contracts: {exc}", file=sys.stderr)
             return 2
-    hashes: list[str] = []  # content hash per input index, for the trace tables
+    hashes: list[str] = []  # input hash per input index, for the trace tables
     key_hashes: list[str] = []  # what names each input in the batch keys (with its contract's hash)
 
     def inputs():

@@ -77,12 +77,12 @@ def test_experience_events_from_evidence_and_failed_tests(records):
     assert [r["kind"] for r in rows if r["id"] == "games/particles"] == ["hang", "blocked_request", "test_failed", "test_failed"]
 
 
-def test_content_hashes_come_from_the_caller_or_fall_back_to_identity(records):
+def test_input_hashes_come_from_the_caller_or_fall_back_to_identity(records):
     page_hash = sha256_hex("<html>snake</html>")
-    rows = traces.trace_rows(records[:2], run_id="r", content_hashes={"games/snake": page_hash})
-    assert rows["evaluations"][0]["content_hash"] == page_hash
-    assert {r["content_hash"] for r in rows["test_results"] if r["id"] == "games/snake"} == {page_hash}
-    assert rows["evaluations"][1]["content_hash"] == sha256_hex("charts/sales\x1fresponses.jsonl:2")
+    rows = traces.trace_rows(records[:2], run_id="r", input_hashes={"games/snake": page_hash})
+    assert rows["evaluations"][0]["input_hash"] == page_hash
+    assert {r["input_hash"] for r in rows["test_results"] if r["id"] == "games/snake"} == {page_hash}
+    assert rows["evaluations"][1]["input_hash"] == sha256_hex("charts/sales\x1fresponses.jsonl:2")
 
 
 def test_write_then_rerun_skips_and_replace_overwrites(records, tmp_path):
@@ -125,7 +125,7 @@ def test_results_traces_in_chunks_then_rerun_skips(records, tmp_path):
     keys = traces.chunk_keys(hashes, "cfg", batch_size=2)
     assert sorted(p.stem for p in (tmp_path / "evaluations").glob("*.parquet")) == sorted(keys)
     rows = root.read("evaluations").sort_by("input_index")
-    assert rows.column("content_hash").to_pylist() == hashes
+    assert rows.column("input_hash").to_pylist() == hashes
     assert set(rows.column("config_hash").to_pylist()) == {"cfg"}
     assert set(rows.column("run_id").to_pylist()) == {done["run_id"]}
     assert root.read("test_results").num_rows == 5 and root.read("experience_events").num_rows == 11

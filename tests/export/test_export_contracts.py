@@ -41,5 +41,5 @@ def test_a_repaired_checkpoint_carries_the_contract_result_verified_with_it(tmp_
     best = next(c for c in checkpoints if c["is_best"])
     outcome = export_corpus(str(root), str(tmp_path / "out"), ExportConfig(routes=("refined",), formats=("sharegpt",)))
     (row,) = pq.read_table(tmp_path / "out" / outcome.version / "refined/sharegpt/part-00000.parquet").to_pylist()
-    assert row["content_hash"] == best["content_hash"] and row["contract_reward"] == 1.0
+    assert row["page_hash"] == best["page_hash"] and row["contract_reward"] == 1.0
     assert json.loads(row["contract_labels"]) == json.loads(best["contract_labels"])

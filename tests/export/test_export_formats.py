@@ -70,4 +70,4 @@ def test_dataset_info_is_what_llamafactory_reads_and_keeps_every_row(folder, tmp
 def test_rejects_file_loads_with_datasets_too(folder, tmp_path, monkeypatch):
     monkeypatch.setenv("HF_DATASETS_OFFLINE", "1")
     data = _load([folder / "rejects.parquet"], tmp_path / "hf")
-    assert set(data.column_names) == {"route", "id", "content_hash", "reason", "detail"} and len(data) == 5
+    assert set(data.column_names) == {"route", "id", "page_hash", "reason", "detail"} and len(data) == 5

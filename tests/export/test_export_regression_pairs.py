@@ -42,4 +42,4 @@ def test_a_regressing_candidate_becomes_the_rejected_side_of_a_pair(server, tmp_
     (pair,) = pq.read_table(tmp_path / "out" / outcome.version / "refined/preference/part-00000.parquet").to_pylist()
     assert pair["rejected_kind"] == "regression" and pair["id"] == "counter"
     assert pair["chosen"]["content"].strip() == page.read_text().strip() and "Math.min(n + 1, 1)" in pair["rejected"]["content"]
-    assert pair["rejected_hash"] == attempt["content_hash"] and pair["rejected_score"] == attempt["score_after"]
+    assert pair["rejected_hash"] == attempt["page_hash"] and pair["rejected_score"] == attempt["score_after"]

@@ -6,14 +6,16 @@ from __future__ import annotations
 import json
 
 import jsonschema
+import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 from conftest import sigkill_when
-from export_fixtures import traced_root
+from export_fixtures import copy_root, traced_root
 
 from webmend.export.config import DEFAULT_SYSTEM, ExportConfig
 from webmend.export.manifest import manifest_schema, verify_manifest
 from webmend.export.run import STAGING_PREFIX, export_corpus
+from webmend.store import DataRoot
 
 
 @pytest.fixture(scope="module")
@@ -180,12 +182,12 @@ def test_a_second_page_under_a_taken_id_is_superseded(exported, tmp_path):
     data = DataRoot(copy_root(root, tmp_path / "root"))
     row = next(r for r in data.read("evaluations").to_pylist() if r["id"] == "start_overlay")
     older = row["page"].replace("<body", "<!-- an older version --><body", 1)
-    data.write("evaluations", [{**row, "page": older, "page_hash": sha256_hex(older), "content_hash": sha256_hex(older),
+    data.write("evaluations", [{**row, "page": older, "page_hash": sha256_hex(older), "input_hash": sha256_hex(older),
                                 "score_total": row["score_total"] - 5, "run_id": "older-run"}], key="older")
     outcome = export_corpus(str(data.path), str(tmp_path / "out"), ExportConfig(formats=("sharegpt",)), [str(bench)])
     rejects = pq.read_table(tmp_path / "out" / outcome.version / "rejects.parquet").to_pylist()
     (found,) = [r for r in rejects if r["reason"] == "superseded"]
-    assert (found["route"], found["id"], found["content_hash"]) == ("raw", "start_overlay", sha256_hex(older))
+    assert (found["route"], found["id"], found["page_hash"]) == ("raw", "start_overlay", sha256_hex(older))
 
 
 def test_a_rerun_completes_what_a_crash_after_the_manifest_left_out(exported, tmp_path):
@@ -224,3 +226,33 @@ def test_an_export_killed_while_staging_publishes_the_same_version_when_run_agai
     assert again.version == outcome.version and again.rows == outcome.rows
     assert rows(out / again.version, "refined/sharegpt") == rows(folder, "refined/sharegpt")
     assert sorted(p.name for p in out.iterdir()) == ["LATEST.json", again.version]  # the killed run's staging is gone
+
+
+def _as_schema_version_1(root) -> None:
+    """Rewrite every other file of every table as schema version 1 wrote it (its column names, no
+    columns it did not have), so the root holds files of both versions side by side."""
+    from webmend.schemas.tables import TABLES, V1_COLUMNS
+
+    for table in TABLES:
+        old_names = V1_COLUMNS.get(table, {})
+        for path in sorted((root / table).glob("*.parquet"))[::2]:
+            data = pq.read_table(path)
+            new_only = {"page_hash", "input_hash"} - set(old_names) - ({"page_hash"} if table == "evaluations" else set())
+            keep = [c for c in data.column_names if c not in new_only]
+            data = data.select(keep).rename_columns([old_names.get(c, c) for c in keep])
+            pq.write_table(data.set_column(data.column_names.index("schema_version"), "schema_version",
+                                           pa.array(["1"] * len(data))), path)
+
+
+def test_a_root_written_under_schema_version_1_exports_the_same_version(exported, tmp_path):
+    root, bench, _, outcome, folder, _ = exported
+    old = copy_root(root, tmp_path / "old")
+    _as_schema_version_1(old)
+    assert "content_hash" in pq.read_table(sorted((old / "checkpoints").glob("*.parquet"))[0]).column_names
+    again = export_corpus(str(old), str(tmp_path / "out"), ExportConfig(), [str(bench)])
+    assert again.version == outcome.version
+    for part in sorted(folder.rglob("*.parquet")):
+        assert pq.read_table(part).equals(pq.read_table(tmp_path / "out" / again.version / part.relative_to(folder)))
+    for table in ("checkpoints", "repair_attempts", "evaluations"):
+        new, mixed = DataRoot(str(root)).read(table), DataRoot(str(old)).read(table)
+        assert mixed.drop(["schema_version"]).equals(new.drop(["schema_version"])), table

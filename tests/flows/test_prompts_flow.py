@@ -124,7 +124,7 @@ def test_a_prompt_without_test_cases_gets_a_contract_that_scores_its_page(flow_e
     assert len(llm_server.requests) == 5  # one page, four construction stages
     assert rows(data_root, "SELECT id, transitions FROM contracts") == [("todo_list", 5)]
     assert rows(data_root, "SELECT c.id, c.transition_validity, e.score_functionality, e.tests_total "
-                           "FROM contract_results c JOIN evaluations e USING (id, content_hash)") == [("todo_list", 1.0, 55.0, 0)]
+                           "FROM contract_results c JOIN evaluations e USING (id, input_hash)") == [("todo_list", 1.0, 55.0, 0)]
     assert not any(KEY in p.read_text(errors="replace") for p in data_root.rglob("*.json*"))
     run_flow(prompts, data_root, flow_env, log, "--contract-model", MODEL)
     assert len(llm_server.requests) == 5

@@ -20,7 +20,7 @@ BATCH_SIZE = 2
 
 # Columns that must agree between the interrupted and the uninterrupted run (timings differ).
 EVAL_COLS = ("input_index, id, source, status, reason, flags, state, score_total, tests_total, tests_passed, "
-             "blocked_requests_total, content_hash, config_hash, run_id, schema_version")
+             "blocked_requests_total, input_hash, config_hash, run_id, schema_version")
 
 
 @pytest.fixture(scope="module")
@@ -61,10 +61,10 @@ def run_until(cmd, env, log, root: Path, *, kill: str, after_s: float = 0.0, lim
 def table_rows(root: Path) -> dict[str, list[tuple]]:
     return {
         "evaluations": query(root, f"SELECT {EVAL_COLS} FROM evaluations ORDER BY input_index"),
-        "test_results": query(root, "SELECT id, content_hash, test_index, test_id, passed, failed_step "
-                                    "FROM test_results ORDER BY content_hash, id, test_index"),
-        "experience_events": query(root, "SELECT id, content_hash, seq, layer, kind FROM experience_events "
-                                         "ORDER BY content_hash, id, seq"),
+        "test_results": query(root, "SELECT id, input_hash, test_index, test_id, passed, failed_step "
+                                    "FROM test_results ORDER BY input_hash, id, test_index"),
+        "experience_events": query(root, "SELECT id, input_hash, seq, layer, kind FROM experience_events "
+                                         "ORDER BY input_hash, id, seq"),
     }
 
 

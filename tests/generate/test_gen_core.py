@@ -36,7 +36,7 @@ def test_generated_sample_row(server, tmp_path):
     assert row["status"] == "generated" and row["extraction_status"] == "complete"
     assert (row["id"], row["prompt_id"], row["sample_index"]) == ("apps_checkout", "apps_checkout", 0)
     assert (row["provider"], row["model"], json.loads(row["params"])) == ("openai", MODEL, {"temperature": 0.4})
-    assert row["prompt_hash"] == sha256_hex(CHECKOUT.prompt) and row["content_hash"] == sha256_hex(PAGE)
+    assert row["input_hash"] == sha256_hex(CHECKOUT.prompt) and row["response_hash"] == sha256_hex(PAGE)
     assert (row["total_tokens"], row["retries"], row["cache_hit"], row["safe_demo_retry"]) == (130, 0, False, False)
     (req,) = server.requests
     assert req.messages == [{"role": "system", "content": SYSTEM_PROMPT}, {"role": "user", "content": CHECKOUT.prompt}]

@@ -66,7 +66,7 @@ def test_every_input_is_accounted_for_with_a_reason(tmp_path):
         "similarity": 1.0, "matched_ngrams": None, "source": "prompts", "file": why["leak"]["file"],
         "url": None}]
     assert kept["ok-2"]["family"] == "games_simulations" and kept["ok-2"]["family_method"] == "rules"
-    assert all(len(p["content_hash"]) == 64 and p["run_id"] == report["run_id"] for p in prompts)
+    assert all(len(p["input_hash"]) == 64 and p["run_id"] == report["run_id"] for p in prompts)
 
 
 def test_rerun_gives_identical_rows(tmp_path):

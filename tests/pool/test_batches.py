@@ -68,13 +68,13 @@ def test_planned_key_is_the_key_the_traces_are_written_under(tmp_path, records):
     assert [len(b.items) for b in plan.batches] == [2, 2, 1] and plan.pending == plan.batches
     assert plan.run_id == batches.plan_pool(root, inputs_for(records), {}, cfg, batch_size=2).run_id
     first = plan.batches[0]
-    recs = [dict(r, content_hash=j.content_hash) for r, j in zip(records[:2], first.items)]
+    recs = [dict(r, input_hash=j.input_hash) for r, j in zip(records[:2], first.items)]
     assert first.key == traces.traces_key(recs, plan.config_hash)  # the key write_evaluation_traces would use
     batches.write_batch(first, recs, str(root.path), plan.run_id, plan.config_hash)
     assert root.keys("evaluations") == [first.key]
     rows = root.read("evaluations").to_pylist()
-    assert [(r["id"], r["content_hash"], r["config_hash"], r["run_id"]) for r in rows] == [
-        (j.raw.id, j.content_hash, cfg.config_hash(), plan.run_id) for j in first.items]
+    assert [(r["id"], r["input_hash"], r["config_hash"], r["run_id"]) for r in rows] == [
+        (j.raw.id, j.input_hash, cfg.config_hash(), plan.run_id) for j in first.items]
     rerun = batches.plan_pool(root, inputs_for(records), {}, cfg, batch_size=2)
     assert [b.key for b in rerun.pending] == [b.key for b in plan.batches[1:]]  # committed batch skipped
     forced = batches.plan_pool(root, inputs_for(records), {}, cfg, batch_size=2, replace=True)
@@ -88,9 +88,9 @@ def test_write_batch_refuses_records_of_another_batch(tmp_path, records):
     assert DataRoot(tmp_path).keys("evaluations") == []
 
 
-def test_content_hash_of_a_record_wins_over_the_id_map(records):
-    rec = dict(records[0], content_hash="c" * 64)
-    assert traces.record_content_hash(rec, {rec["id"]: "d" * 64}) == "c" * 64
+def test_input_hash_of_a_record_wins_over_the_id_map(records):
+    rec = dict(records[0], input_hash="c" * 64)
+    assert traces.record_input_hash(rec, {rec["id"]: "d" * 64}) == "c" * 64
 
 
 def test_repeated_contents_get_their_own_batches_and_rows(tmp_path, records):
@@ -103,7 +103,7 @@ def test_repeated_contents_get_their_own_batches_and_rows(tmp_path, records):
     template = records[4]  # a reject record (no_html)
     for batch in plan.batches:
         job = batch.items[0]
-        rec = dict(template, id=job.raw.id, source=job.raw.source, index=job.raw.index, content_hash=job.content_hash)
+        rec = dict(template, id=job.raw.id, source=job.raw.source, index=job.raw.index, input_hash=job.input_hash)
         batches.write_batch(batch, [rec], str(tmp_path), plan.run_id, plan.config_hash)
     rows = DataRoot(tmp_path).read("evaluations").to_pylist()
     assert sorted(r["id"] for r in rows) == ["p#0", "p#1", "p#2", "p#3"]

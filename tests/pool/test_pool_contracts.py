@@ -34,4 +34,4 @@ def test_jobs_carry_their_contract_and_it_names_their_batch(tmp_path):
     changed["transitions"][0]["intent"] = "add the task 'Buy bread'"
     (tmp_path / "changed.json").write_text(json.dumps(changed))
     assert keys(plan(tmp_path, [str(tmp_path / "changed.json")]))["todo_list"] != keys(with_contract)["todo_list"]
-    assert jobs["todo_list"].content_hash == next(j for b in bare.batches for j in b.items if j.raw.id == "todo_list").content_hash
+    assert jobs["todo_list"].input_hash == next(j for b in bare.batches for j in b.items if j.raw.id == "todo_list").input_hash

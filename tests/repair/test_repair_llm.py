@@ -72,7 +72,7 @@ def test_good_patch_accepted_then_a_regressing_round_rejected_and_the_best_check
     assert first["accepted"] and first["tests_fixed"] == ["reset"] and first["score_after"] > first["score_before"]
     assert not second["accepted"] and second["early_rejected"] and second["tests_broken"] == ["inc"]
     assert trace.record["best_round"] == 1 and trace.best.html == COUNTER.replace(BUG, FIX["patches"][0]["new_str"])
-    assert trace.record["final_hash"] == sha256_hex(trace.best.html) == first["content_hash"]
+    assert trace.record["final_hash"] == sha256_hex(trace.best.html) == first["page_hash"]
     assert trace.record["final_score"] == first["score_after"] and trace.record["llm_calls"] == 2
     prompt = server.requests[0].user_text
     assert "interaction_repair" in prompt and "Reset sets the count to 0" in prompt and BUG in prompt

@@ -50,7 +50,7 @@ def diagnosis(pid: str, total: float | None, state: str | None, dims: dict | Non
 
 def attempt(rnd: int, cand: int, before: float, after: float, accepted: bool, **kw) -> dict:
     a = {"round": rnd, "candidate": cand, "strategy": "operator", "mode": "operator",
-         "name": "add_charset+add_title", "rule": "operators: add_charset, add_title", "content_hash": f"h{rnd}{cand}",
+         "name": "add_charset+add_title", "rule": "operators: add_charset, add_title", "page_hash": f"h{rnd}{cand}",
          "accepted": accepted, "reason": f"accepted (+{after - before:.2f})" if accepted else "rejected: no gain",
          "early_rejected": False, "score_before": before, "score_after": after,
          "dimensions": {"code_quality": {"before": 2.0, "after": 4.0}}, "tests_fixed": [], "tests_broken": [],
@@ -71,9 +71,9 @@ def record(index: int, pid: str, path: list, states: tuple, attempts: list | Non
         "routes": [{"round": n, "state": states[0], "strategies": ["operator", "holistic_rewrite"],
                     "game_layer": None, "rule": "low: no stable local target, replace"} for n in range(1, len(path))],
         "score_path": path, "diagnosis": diagnosis(pid, before, states[0]),
-        "checkpoints": [{"round": 0, "content_hash": f"o{index}", "parent_hash": None, "score": before,
+        "checkpoints": [{"round": 0, "page_hash": f"o{index}", "parent_hash": None, "score": before,
                          "state": states[0]}]
-        + ([{"round": best, "content_hash": f"f{index}", "parent_hash": f"o{index}", "score": after,
+        + ([{"round": best, "page_hash": f"f{index}", "parent_hash": f"o{index}", "score": after,
              "state": states[1]}] if best else []),
         "final_diagnosis": diagnosis(pid, after, states[1], {"rendering": 10.0, "visual_design": 12.8,
                                                              "functionality": 20.0, "interaction": 9.0,

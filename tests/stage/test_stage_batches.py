@@ -31,5 +31,5 @@ def test_repeated_chunks_get_numbered_keys():
 def test_bad_arguments_are_refused():
     with pytest.raises(ValueError, match="at least 1"):
         chunk_keys("s", ["a"], "cfg", 0)
-    with pytest.raises(ValueError, match="content hashes"):
+    with pytest.raises(ValueError, match="input hashes"):
         cut("s", ["a", "b"], ["h"], "cfg", 1)

@@ -14,7 +14,7 @@ def prompt_rows(n: int, run_id: str = "run-1", start: int = 0) -> list[dict]:
         {
             "id": f"p{i}", "prompt": f"Build a todo app number {i}", "family": "apps_tools",
             "interactive": True, "family_confidence": 0.9, "source": "file", "file": "prompts.jsonl",
-            "run_id": run_id, "content_hash": sha(f"Build a todo app number {i}"), "config_hash": "cfg1",
+            "run_id": run_id, "input_hash": sha(f"Build a todo app number {i}"), "config_hash": "cfg1",
         }
         for i in range(start, start + n)
     ]
@@ -49,11 +49,11 @@ def _attempt(round_, strategy, before, after, accepted, reason, early=False, cha
             "name": "add_viewport_meta" if strategy == "operator" else "openai/scripted", "rule": "fixture",
             "score_before": before, "score_after": after, "accepted": accepted, "reason": reason,
             "early_rejected": early, "eval_s": 0.5 if early else 2.0, "tests_fixed": [], "tests_broken": [],
-            "dimensions": {}, "content_hash": chash}
+            "dimensions": {}, "page_hash": chash}
 
 
 def _cp(round_, chash, parent, score, state, unpassable=()):
-    return {"round": round_, "content_hash": chash, "parent_hash": parent, "score": score, "state": state,
+    return {"round": round_, "page_hash": chash, "parent_hash": parent, "score": score, "state": state,
             "unpassable_tests": list(unpassable)}
 
 

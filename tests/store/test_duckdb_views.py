@@ -158,7 +158,8 @@ def test_connect_adds_columns_that_older_files_lack_as_nulls(tmp_path):
     pq.write_table(pa.table({"id": ["p"], "status": ["ok"], "run_id": ["r"], "content_hash": ["h"],
                              "config_hash": ["c"], "schema_version": ["1"]}), folder / "old.parquet")
     con = connect(str(tmp_path))
-    assert con.execute("SELECT id, page, prompt, page_hash FROM evaluations").fetchall() == [("p", None, None, None)]
+    assert con.execute("SELECT id, page, prompt, page_hash, input_hash FROM evaluations").fetchall() == [
+        ("p", None, None, None, "h")]  # input_hash: schema version 1 called it content_hash
 
 
 def test_a_connection_with_declared_columns_shows_only_those(tmp_path):

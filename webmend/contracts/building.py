@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from webmend.schemas.contract import Contract, contract_hash
+from webmend.schemas.hashing import sha256_hex
 from webmend.stage import executors
 from webmend.stage.batches import Batch
 from webmend.stage.driver import Work, drive
@@ -116,12 +117,12 @@ def contract_row(data: dict, *, run_id: str, config_hash: str) -> dict:
     """A `contracts` table row: the contract and its counts (no page: executions are contract_results)."""
     c = Contract.model_validate(data)
     return {
-        "id": c.task.id, "prompt_id": c.task.id, "contract": json.dumps(data, sort_keys=True),
+        "id": c.task.id, "prompt_id": c.task.id, "contract_hash": contract_hash(c), "contract": json.dumps(data, sort_keys=True),
         "states": len(c.states), "transitions": len(c.transitions),
         "assertions": sum(len(t.assertions) for t in c.transitions) + len(c.initial_contract.checks),
         "requirements_explicit": sum(r.kind == "explicit" for r in c.requirements),
         "requirements_implicit": sum(r.kind == "implicit" for r in c.requirements),
-        "run_id": run_id, "content_hash": contract_hash(c), "config_hash": config_hash,
+        "run_id": run_id, "input_hash": sha256_hex(c.task.prompt), "config_hash": config_hash,
     }
 
 

@@ -29,8 +29,9 @@ STAGE = "evaluate"
 RESULTS = "results.jsonl"
 SUMMARY = "summary.json"
 
-def completed_records(path: Path, config_hash: str) -> int:
-    """Count complete records from an earlier run with the same config, streaming the file.
+def completed_records(path: Path, config_hash: str, field: str = "config_hash") -> int:
+    """Count complete records from an earlier run with the same config (`field` of each record:
+    repairs.jsonl names its run by run_hash), streaming the file.
 
     Everything after the last good record (a torn last line, or records written under another
     config) is cut off, so the run appends right after it.
@@ -46,7 +47,7 @@ def completed_records(path: Path, config_hash: str) -> int:
                 rec = json.loads(line)
             except json.JSONDecodeError:
                 break
-            if not isinstance(rec, dict) or rec.get("config_hash") != config_hash:
+            if not isinstance(rec, dict) or rec.get(field) != config_hash:
                 break
             done += 1
             good_end = fh.tell()

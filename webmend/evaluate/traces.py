@@ -28,20 +28,20 @@ TRACE_TABLES = ("test_results", "contract_results", "experience_events", "evalua
 SPEC = StageSpec(STAGE, "run every page in Chromium: probe, test cases, contract, scores", writes=TRACE_TABLES)
 
 
-def record_content_hash(record: dict, content_hashes: Mapping[str, str] | None = None) -> str:
-    """The page's content hash: from the caller's id -> hash map when given (the flow has the inputs).
+def record_input_hash(record: dict, input_hashes: Mapping[str, str] | None = None) -> str:
+    """The input's hash: the record's own, else from the caller's id -> hash map (the flow has the inputs).
 
     Without it the record does not hold the page, so the hash falls back to the input's identity
     (id and source): stable across reruns, but not a hash of the content.
     """
-    if record.get("content_hash"):
-        return record["content_hash"]
-    if content_hashes and record["id"] in content_hashes:
-        return content_hashes[record["id"]]
+    if record.get("input_hash"):
+        return record["input_hash"]
+    if input_hashes and record["id"] in input_hashes:
+        return input_hashes[record["id"]]
     return sha256_hex(f"{record['id']}\x1f{record['source']}")
 
 
-def evaluation_row(record: dict, *, run_id: str, page_hash: str, config_hash: str | None = None) -> dict:
+def evaluation_row(record: dict, *, run_id: str, input_hash: str, config_hash: str | None = None) -> dict:
     """One evaluations row from one result record."""
     score = record.get("score") or {}
     item = record.get("item") or {}
@@ -65,8 +65,7 @@ def evaluation_row(record: dict, *, run_id: str, page_hash: str, config_hash: st
         "layers": list(record.get("layers") or []),
         "trace_summary": None if record.get("trace_summary") is None else json.dumps(record["trace_summary"], sort_keys=True),
         "prompt_id": record.get("prompt_id"), "prompt": record.get("prompt"), "page": record.get("page"),
-        "page_hash": sha256_hex(record["page"]) if record.get("page") else None,
-        **_common(record, run_id, page_hash, config_hash),
+        **_common(record, run_id, input_hash, config_hash),
     }
 
 
@@ -85,9 +84,9 @@ def input_fields(raw, item: dict | None, min_chars: int) -> dict:
     return {"prompt_id": prompt_id, "prompt": prompt if isinstance(prompt, str) else None, "page": page}
 
 
-def per_test_rows(record: dict, *, run_id: str, page_hash: str, config_hash: str | None = None) -> list[dict]:
+def per_test_rows(record: dict, *, run_id: str, input_hash: str, config_hash: str | None = None) -> list[dict]:
     """One test_results row per test case run on the page, in run order."""
-    common = _common(record, run_id, page_hash, config_hash)
+    common = _common(record, run_id, input_hash, config_hash)
     family = (record.get("item") or {}).get("category")
     return [
         {
@@ -100,7 +99,7 @@ def per_test_rows(record: dict, *, run_id: str, page_hash: str, config_hash: str
     ]
 
 
-def contract_rows(record: dict, *, run_id: str, page_hash: str, config_hash: str | None = None) -> list[dict]:
+def contract_rows(record: dict, *, run_id: str, input_hash: str, config_hash: str | None = None) -> list[dict]:
     """The page's contract result as one contract_results row (none without a contract)."""
     c = record.get("contract")
     if not c:
@@ -116,11 +115,11 @@ def contract_rows(record: dict, *, run_id: str, page_hash: str, config_hash: str
         "requirements": json.dumps(c.get("requirements") or {}, sort_keys=True),
         "unmet": json.dumps(c.get("unmet") or [], sort_keys=True),
         "transitions": transitions, **counts, "page_status": record["status"],
-        "family": (record.get("item") or {}).get("category"), **_common(record, run_id, page_hash, config_hash),
+        "family": (record.get("item") or {}).get("category"), **_common(record, run_id, input_hash, config_hash),
     }]
 
 
-def event_rows(record: dict, *, run_id: str, page_hash: str, config_hash: str | None = None) -> list[dict]:
+def event_rows(record: dict, *, run_id: str, input_hash: str, config_hash: str | None = None) -> list[dict]:
     """Everything that happened on a page: page-level events from its evidence (no page time),
     the experience protocol's trace and keyframes (with page time), one event per failed test case.
     """
@@ -139,7 +138,7 @@ def event_rows(record: dict, *, run_id: str, page_hash: str, config_hash: str | 
         if not t["passed"]:
             payload = {"action": t.get("failed_action"), "error": t.get("error")}
             found.append((t["id"], "test", t.get("failed_step"), "test_failed", payload))
-    common = _common(record, run_id, page_hash, config_hash)
+    common = _common(record, run_id, input_hash, config_hash)
     return [
         {"id": record["id"], "seq": seq, "test_id": ev[0], "layer": ev[1], "step_index": ev[2], "kind": ev[3],
          "payload": json.dumps(ev[4], sort_keys=True), "page_time_ms": ev[5] if len(ev) > 5 else None, **common}
@@ -163,11 +162,11 @@ def experience_events(record: dict) -> list[tuple]:
 
 
 def trace_rows(records: Iterable[dict], *, run_id: str, config_hash: str | None = None,
-               content_hashes: Mapping[str, str] | None = None) -> dict[str, list[dict]]:
+               input_hashes: Mapping[str, str] | None = None) -> dict[str, list[dict]]:
     """Rows for each trace table from a batch of result records: {table: rows}."""
     out: dict[str, list[dict]] = {t: [] for t in TRACE_TABLES}
     for record in records:
-        kw = {"run_id": run_id, "page_hash": record_content_hash(record, content_hashes), "config_hash": config_hash}
+        kw = {"run_id": run_id, "input_hash": record_input_hash(record, input_hashes), "config_hash": config_hash}
         out["evaluations"].append(evaluation_row(record, **kw))
         out["test_results"] += per_test_rows(record, **kw)
         out["contract_results"] += contract_rows(record, **kw)
@@ -176,16 +175,16 @@ def trace_rows(records: Iterable[dict], *, run_id: str, config_hash: str | None 
 
 
 def traces_key(records: list[dict], config_hash: str | None = None,
-               content_hashes: Mapping[str, str] | None = None) -> str:
-    """File key of a batch: the stage, its pages' content hashes (in order) and the config hash."""
-    hashes = [record_content_hash(r, content_hashes) for r in records]
+               input_hashes: Mapping[str, str] | None = None) -> str:
+    """File key of a batch: the stage, its inputs' hashes (in order) and the config hash."""
+    hashes = [record_input_hash(r, input_hashes) for r in records]
     configs = sorted({config_hash or r["config_hash"] for r in records})
     return make_key(STAGE, *hashes, *configs)
 
 
 def write_evaluation_traces(records: Iterable[dict], root: DataRoot | str, run_id: str,
                             config_hash: str | None = None, *,
-                            content_hashes: Mapping[str, str] | None = None,
+                            input_hashes: Mapping[str, str] | None = None,
                             mode: str = "skip") -> dict[str, str]:
     """Write a batch's trace rows (one file per table, same key) and return {table: file URL}.
 
@@ -196,24 +195,26 @@ def write_evaluation_traces(records: Iterable[dict], root: DataRoot | str, run_i
     if not records:
         return {}
     root = root if isinstance(root, DataRoot) else DataRoot(root)
-    key = traces_key(records, config_hash, content_hashes)
+    key = traces_key(records, config_hash, input_hashes)
     if mode == "skip" and root.exists("evaluations", key):
         return {t: root.file_url(t, key) for t in TRACE_TABLES}
-    rows = trace_rows(records, run_id=run_id, config_hash=config_hash, content_hashes=content_hashes)
+    rows = trace_rows(records, run_id=run_id, config_hash=config_hash, input_hashes=input_hashes)
     return {t: root.write(t, rows[t], key=key, mode=mode) for t in TRACE_TABLES}
 
 
-def _common(record: dict, run_id: str, page_hash: str, config_hash: str | None) -> dict:
-    return {"run_id": run_id, "content_hash": page_hash, "config_hash": config_hash or record["config_hash"]}
+def _common(record: dict, run_id: str, input_hash: str, config_hash: str | None) -> dict:
+    page_hash = sha256_hex(record["page"]) if record.get("page") else None
+    return {"run_id": run_id, "input_hash": input_hash, "page_hash": page_hash,
+            "config_hash": config_hash or record["config_hash"]}
 
 
-def chunk_keys(content_hashes: Sequence[str], config_hash: str, batch_size: int = DEFAULT_BATCH_SIZE) -> list[str]:
+def chunk_keys(input_hashes: Sequence[str], config_hash: str, batch_size: int = DEFAULT_BATCH_SIZE) -> list[str]:
     """File keys of the evaluation stage's batches (webmend.stage.batches.chunk_keys)."""
-    return stage_chunk_keys(STAGE, content_hashes, config_hash, batch_size)
+    return stage_chunk_keys(STAGE, input_hashes, config_hash, batch_size)
 
 
 def write_keyed(records: list[dict], root: DataRoot | str, key: str, *, run_id: str, config_hash: str,
-                content_hashes: Mapping[str, str] | None = None, replace: bool = False) -> bool:
+                input_hashes: Mapping[str, str] | None = None, replace: bool = False) -> bool:
     """Write one batch's rows under a planned key; False when it was committed already (skipped).
 
     evaluations is written last: a committed evaluations file means the whole batch is there.
@@ -221,45 +222,45 @@ def write_keyed(records: list[dict], root: DataRoot | str, key: str, *, run_id: 
     root = root if isinstance(root, DataRoot) else DataRoot(root)
     if not replace and root.exists("evaluations", key):
         return False
-    rows = trace_rows(records, run_id=run_id, config_hash=config_hash, content_hashes=content_hashes)
+    rows = trace_rows(records, run_id=run_id, config_hash=config_hash, input_hashes=input_hashes)
     for table in TRACE_TABLES:
         root.write(table, rows[table], key=key, mode="replace" if replace else "skip")
     return True
 
 
-def write_results_traces(records: Iterable[dict], content_hashes: Sequence[str], root: DataRoot | str,
+def write_results_traces(records: Iterable[dict], input_hashes: Sequence[str], root: DataRoot | str,
                          config_hash: str, *, batch_size: int = DEFAULT_BATCH_SIZE, run_id: str | None = None,
                          replace: bool = False, fields: Iterable[dict] | None = None,
                          key_hashes: Sequence[str] | None = None) -> dict:
     """The trace tables of a `webmend evaluate` run: its records (results.jsonl, input order) with
-    the content hash of each input (by index), in the chunks and under the keys that
+    the hash of each input (by index), in the chunks and under the keys that
     build-refined-pool gives the same corpus and config at the same batch size, so a corpus
     evaluated both ways has its rows once. Streams the records one chunk at a time.
 
     fields: `input_fields` of each input, in input order (read again from the inputs, so pages are
     never all held in memory). key_hashes: what names each input in the batch keys when it is not
-    its content hash alone (pool.batches.batch_hash: pages with a contract). Returns {"run_id",
+    its input hash alone (pool.batches.batch_hash: pages with a contract). Returns {"run_id",
     "batches", "written", "skipped"}.
     """
     root = root if isinstance(root, DataRoot) else DataRoot(root)
-    keys = chunk_keys(key_hashes or content_hashes, config_hash, batch_size)
+    keys = chunk_keys(key_hashes or input_hashes, config_hash, batch_size)
     fields = iter(fields) if fields is not None else None
     run_id = run_id or "evaluate-" + make_key("webmend-evaluate", *keys, config_hash)[:12]
     written = 0
     records = iter(records)
     for n, key in enumerate(keys):
         chunk = list(itertools.islice(records, batch_size))
-        expected = list(range(n * batch_size, min((n + 1) * batch_size, len(content_hashes))))
+        expected = list(range(n * batch_size, min((n + 1) * batch_size, len(input_hashes))))
         if [r["index"] for r in chunk] != expected:
             raise ValueError(f"results do not match the inputs at batch {n}: indexes "
                              f"{[r['index'] for r in chunk]}, expected {expected}")
         for record in chunk:
-            record["content_hash"] = content_hashes[record["index"]]
+            record["input_hash"] = input_hashes[record["index"]]
             if fields is not None:
                 record.update(next(fields))
         written += write_keyed(chunk, root, key, run_id=run_id, config_hash=config_hash, replace=replace)
     if next(records, None) is not None:
-        raise ValueError(f"more results than the {len(content_hashes)} inputs")
+        raise ValueError(f"more results than the {len(input_hashes)} inputs")
     return {"run_id": run_id, "batches": len(keys), "written": written, "skipped": len(keys) - written}
 
 
@@ -268,18 +269,18 @@ def write_results_traces(records: Iterable[dict], content_hashes: Sequence[str],
 def page_verdicts(evaluations: list[dict], tests: list[dict], contracts: list[dict],
                   events: list[dict]) -> dict[str, PageVerdict]:
     """The verdicts of one batch rebuilt from its rows (the inverse of evaluation_row,
-    per_test_rows, contract_rows and the keyframe events), by content hash. What a row does not
+    per_test_rows, contract_rows and the keyframe events), by input hash. What a row does not
     keep stays empty: a contract's assertion verdicts and steps."""
     by_page: dict[str, list] = {}
     for t in sorted(tests, key=lambda r: r["test_index"]):
-        by_page.setdefault(t["content_hash"], []).append({
+        by_page.setdefault(t["input_hash"], []).append({
             "id": t["test_id"], "name": t["test_name"] or "", "passed": t["passed"], "weight": t["weight"],
             "failed_step": t["failed_step"], "failed_action": t["failed_action"], "error": t["error"]})
-    contract = {c["content_hash"]: contract_from_row(c) for c in contracts}
+    contract = {c["input_hash"]: contract_from_row(c) for c in contracts}
     frames = keyframes_from_events(events)
     out = {}
     for e in evaluations:
-        h = e["content_hash"]
+        h = e["input_hash"]
         score = None if e["score_total"] is None else {d: e[f"score_{d}"] for d in _DIMENSIONS}
         out[h] = PageVerdict(
             index=e["input_index"], id=e["id"], status=e["status"], reason=e["reason"] or "",
@@ -303,10 +304,10 @@ def contract_from_row(row: dict) -> dict:
 
 
 def keyframes_from_events(events: list[dict]) -> dict[str, list[dict]]:
-    """The records' keyframes from their `keyframe` events (experience_events), by content hash, in order."""
+    """The records' keyframes from their `keyframe` events (experience_events), by input hash, in order."""
     out: dict[str, list[dict]] = {}
     for ev in sorted((e for e in events if e["kind"] == "keyframe"), key=lambda e: e["seq"]):
         payload = json.loads(ev["payload"])
-        out.setdefault(ev["content_hash"], []).append({**payload, "event": ev["step_index"],
+        out.setdefault(ev["input_hash"], []).append({**payload, "event": ev["step_index"],
                                                        "page_ms": int(ev["page_time_ms"])})
     return out

@@ -29,6 +29,7 @@ from webmend.export.manifest import (DATASET_INFO, GATE_JSON, LATEST, MANIFEST, 
 from webmend.export.select import SPEC, Hygiene, Selection, select
 from webmend.export.stream import stream_rows
 from webmend.schemas.corpus import DATASET_COLUMNS, PREFERENCE, REJECTS_SCHEMA, SHAREGPT_TAGS, SFT_FORMATS
+from webmend.schemas.hashing import sha256_hex
 from webmend.store import DataRoot, layout, make_key
 from webmend.store.duckdb_views import connect
 
@@ -128,22 +129,25 @@ def export_rows(sel: Selection, cfg: ExportConfig, version: str) -> list[dict]:
     DuckDB beside the other tables; the HTML stays in the export's files)."""
     common = {"run_id": version, "config_hash": cfg.config_hash(), "split": "train", "response": None}
     rows = [{"id": p.id, "prompt_id": p.prompt_id, "dataset": dataset_name(cfg, route, fmt), "format": fmt, "route": route,
-             "score_total": p.score, "state": p.state, "checkpoint_hash": p.content_hash, "prompt": p.prompt,
-             "content_hash": p.content_hash, **common}
+             "score_total": p.score, "state": p.state, "prompt": p.prompt, **_hashes(p), **common}
             for route, pages in sel.routes.items() for fmt in cfg.formats if fmt in SFT_FORMATS for p in pages]
     if PREFERENCE in cfg.formats and "refined" in sel.routes:
         rows += [{"id": x.chosen.id, "prompt_id": x.chosen.prompt_id, "dataset": dataset_name(cfg, "refined", PREFERENCE),
                   "format": PREFERENCE, "route": "refined", "score_total": x.chosen.score, "state": x.chosen.state,
-                  "checkpoint_hash": x.chosen.content_hash, "prompt": x.chosen.prompt,
-                  "content_hash": x.chosen.content_hash, **common} for x in sel.pairs]
+                  "prompt": x.chosen.prompt, **_hashes(x.chosen), **common} for x in sel.pairs]
     return rows
+
+
+def _hashes(page) -> dict:
+    """An example's input is its prompt, its page the exported answer."""
+    return {"input_hash": sha256_hex(page.prompt or ""), "page_hash": page.page_hash}
 
 
 def version_id(cfg: ExportConfig, sel: Selection) -> str:
     """From the export config and every exported (route, page) and pair: same inputs, same version."""
-    parts = [f"{r}\x1e{p.id}\x1e{p.content_hash}\x1e{p.score}\x1e{p.original_score}" + _contract_part(p)
+    parts = [f"{r}\x1e{p.id}\x1e{p.page_hash}\x1e{p.score}\x1e{p.original_score}" + _contract_part(p)
              for r, pages in sorted(sel.routes.items()) for p in pages]
-    parts += [f"pair\x1e{x.chosen.content_hash}\x1e{x.rejected.content_hash}\x1e{x.rejected.score}" for x in sel.pairs]
+    parts += [f"pair\x1e{x.chosen.page_hash}\x1e{x.rejected.page_hash}\x1e{x.rejected.score}" for x in sel.pairs]
     return "v-" + make_key("export", cfg.config_hash(), *parts)[:16]
 
 
@@ -183,7 +187,7 @@ def _staged(writers: dict[str, PartWriter], cfg: ExportConfig, route: str) -> li
 
 def sft_row(fmt: str, page, html: str, route: str, system: str) -> dict:
     meta = {"id": page.id, "prompt_id": page.prompt_id, "family": page.family, "source_run": page.source_run,
-            "score": page.score, "original_score": page.original_score, "route": route, "content_hash": page.content_hash,
+            "score": page.score, "original_score": page.original_score, "route": route, "page_hash": page.page_hash,
             "contract_reward": page.contract_reward, "contract_labels": page.contract_labels}
     if fmt == "sharegpt":
         return {"messages": documents.messages(system, page.prompt, html), **meta}
@@ -195,11 +199,11 @@ def preference_row(pair, chosen: str, rejected: str, system: str) -> dict:
     return {"messages": documents.messages(system, c.prompt), "chosen": {"role": "assistant", "content": chosen},
             "rejected": {"role": "assistant", "content": rejected}, "id": c.id, "prompt_id": c.prompt_id,
             "family": c.family, "source_run": c.source_run, "chosen_score": c.score, "rejected_score": r.score,
-            "rejected_kind": pair.kind, "chosen_hash": c.content_hash, "rejected_hash": r.content_hash}
+            "rejected_kind": pair.kind, "chosen_hash": c.page_hash, "rejected_hash": r.page_hash}
 
 
 def _write_rejects(fs, staging: str, sel: Selection) -> StagedFile:
-    rows = sorted(((r.route, r.id, r.content_hash, r.reason, r.detail) for r in sel.rejects))
+    rows = sorted(((r.route, r.id, r.page_hash, r.reason, r.detail) for r in sel.rejects))
     table = pa.table({name: [r[i] for r in rows] for i, name in enumerate(REJECTS_SCHEMA.names)}, schema=REJECTS_SCHEMA)
     with fs.open(f"{staging}/{REJECTS}", "wb") as fh:
         pq.write_table(table, fh)

@@ -29,12 +29,12 @@ EVALUATIONS, CHECKPOINTS, REPAIR_ATTEMPTS = "evaluations", "checkpoints", "repai
 SPEC = StageSpec("export", "select routes on stored scores, gate, publish Parquet corpora and a manifest",
                  writes=("exports",), reads=(
     Read(EVALUATIONS, ("id", "prompt_id", "prompt", "family", "run_id", "score_total", "state", "status", "flags",
-                       "page_hash", "content_hash", "config_hash", "page")),
-    Read("contract_results", ("id", "content_hash", "config_hash", "run_id", "reward", "labels")),
+                       "page_hash", "input_hash", "config_hash", "page")),
+    Read("contract_results", ("id", "input_hash", "config_hash", "run_id", "reward", "labels")),
     Read("prompts", ("id", "prompt", "family"), optional=True),
-    Read(CHECKPOINTS, ("id", "original_hash", "content_hash", "score_total", "state", "status", "flags", "round",
+    Read(CHECKPOINTS, ("id", "input_hash", "page_hash", "score_total", "state", "status", "flags", "round",
                        "run_id", "config_hash", "contract_reward", "contract_labels", "html", "is_best"), optional=True),
-    Read(REPAIR_ATTEMPTS, ("id", "original_hash", "content_hash", "score_after", "run_id", "html", "regression"),
+    Read(REPAIR_ATTEMPTS, ("id", "input_hash", "page_hash", "score_after", "run_id", "html", "regression"),
          optional=True),
 ))
 
@@ -55,7 +55,7 @@ class Page:
     flags: tuple[str, ...]
     complete: bool
     has_page: bool
-    content_hash: str  # sha256 of the page
+    page_hash: str  # sha256 of the page
     table: str  # EVALUATIONS | CHECKPOINTS
     original_hash: str | None = None  # for a checkpoint: the page it was repaired from
     round: int = 0
@@ -72,7 +72,7 @@ class Page:
 class Reject:
     route: str
     id: str
-    content_hash: str
+    page_hash: str
     reason: str  # EXPORT_REJECT_REASONS
     detail: str = ""
 
@@ -108,29 +108,29 @@ def _evaluation_sql(runs: list[str] | None) -> str:
     where = "" if not runs else "WHERE e.run_id IN (" + ", ".join("'" + r.replace("'", "''") + "'" for r in runs) + ")"
     return f"""
         WITH p AS (SELECT id, any_value(prompt) AS prompt, any_value(family) AS family FROM prompts GROUP BY id),
-             c AS (SELECT id, content_hash, config_hash, run_id, any_value(reward) AS reward,
+             c AS (SELECT id, input_hash, config_hash, run_id, any_value(reward) AS reward,
                           any_value(labels) AS labels FROM contract_results GROUP BY ALL)
         SELECT e.id, c.reward AS contract_reward, c.labels AS contract_labels, coalesce(e.prompt_id, split_part(e.id, '#', 1)) AS prompt_id,
                coalesce(e.prompt, p.prompt) AS prompt, coalesce(e.family, p.family) AS family,
-               e.run_id, e.score_total, e.state, e.status, e.flags, e.page_hash, e.content_hash AS input_hash, e.config_hash,
+               e.run_id, e.score_total, e.state, e.status, e.flags, e.page_hash, e.input_hash, e.config_hash,
                e.page IS NOT NULL AS has_page, {_complete_sql('e.page')} AS complete
         FROM evaluations e LEFT JOIN p ON p.id = coalesce(e.prompt_id, split_part(e.id, '#', 1))
-             LEFT JOIN c ON c.id = e.id AND c.content_hash = e.content_hash AND c.config_hash = e.config_hash
+             LEFT JOIN c ON c.id = e.id AND c.input_hash = e.input_hash AND c.config_hash = e.config_hash
                         AND c.run_id = e.run_id {where}
         ORDER BY e.id, e.score_total DESC NULLS LAST, e.page_hash NULLS LAST, e.run_id, e.config_hash"""
 
 
 _CHECKPOINT_SQL = f"""
-    SELECT id, original_hash, content_hash, score_total, state, status, flags, round, run_id, config_hash,
+    SELECT id, input_hash AS original_hash, page_hash, score_total, state, status, flags, round, run_id, config_hash,
            contract_reward, contract_labels, html IS NOT NULL AS has_page, {_complete_sql('html')} AS complete
     FROM checkpoints WHERE is_best
-    ORDER BY id, original_hash, score_total DESC NULLS LAST, round, content_hash, run_id"""
+    ORDER BY id, input_hash, score_total DESC NULLS LAST, round, page_hash, run_id"""
 
 
 _REGRESSION_SQL = f"""
-    SELECT id, original_hash, content_hash, score_after, run_id, {_complete_sql('html')} AS complete
+    SELECT id, input_hash AS original_hash, page_hash, score_after, run_id, {_complete_sql('html')} AS complete
     FROM repair_attempts WHERE regression AND html IS NOT NULL
-    ORDER BY id, original_hash, content_hash, run_id"""
+    ORDER BY id, input_hash, page_hash, run_id"""
 
 
 def read_regressions(con) -> dict[tuple[str, str], list[dict]]:
@@ -138,8 +138,8 @@ def read_regressions(con) -> dict[tuple[str, str], list[dict]]:
     out: dict[tuple[str, str], list[dict]] = defaultdict(list)
     seen = set()
     for r in _dicts(con.execute(_REGRESSION_SQL)):
-        if (r["id"], r["content_hash"]) not in seen:
-            seen.add((r["id"], r["content_hash"]))
+        if (r["id"], r["page_hash"]) not in seen:
+            seen.add((r["id"], r["page_hash"]))
             out[(r["id"], r["original_hash"])].append(r)
     return out
 
@@ -152,15 +152,15 @@ def read_pages(con, runs: list[str] | None = None) -> tuple[list[Page], dict[tup
     for r in _dicts(con.execute(_evaluation_sql(runs))):
         if r["id"] in originals:  # the first row in the order above wins
             kept, other = originals[r["id"]], r["page_hash"] or r["input_hash"]
-            if other != kept.content_hash:  # another page under this id (a second source, a changed page)
+            if other != kept.page_hash:  # another page under this id (a second source, a changed page)
                 superseded.setdefault((r["id"], other), Reject(
-                    "raw", r["id"], other, "superseded", f"{kept.content_hash[:12]} scores {kept.score}"))
+                    "raw", r["id"], other, "superseded", f"{kept.page_hash[:12]} scores {kept.score}"))
             continue
         originals[r["id"]] = Page(
             id=r["id"], prompt_id=r["prompt_id"], prompt=r["prompt"], family=r["family"], source_run=r["run_id"],
             score=r["score_total"], original_score=r["score_total"], original_state=r["state"], status=r["status"],
             flags=tuple(r["flags"] or ()), complete=bool(r["complete"]), has_page=bool(r["has_page"]),
-            content_hash=r["page_hash"] or r["input_hash"], table=EVALUATIONS, state=r["state"], eval_config=r["config_hash"],
+            page_hash=r["page_hash"] or r["input_hash"], table=EVALUATIONS, state=r["state"], eval_config=r["config_hash"],
             contract_reward=r["contract_reward"], contract_labels=r["contract_labels"])
     best: dict[tuple[str, str], dict] = {}
     for r in _dicts(con.execute(_CHECKPOINT_SQL)):
@@ -168,15 +168,15 @@ def read_pages(con, runs: list[str] | None = None) -> tuple[list[Page], dict[tup
     checkpoints = {}
     for key, r in best.items():
         original = originals.get(key[0])
-        if original is None or original.content_hash != key[1]:
+        if original is None or original.page_hash != key[1]:
             continue  # repaired from a page whose evaluation is not among the runs read
         round0 = r["round"] == 0
         checkpoints[key] = replace(
             original, source_run=r["run_id"], score=r["score_total"], state=r["state"],
             status=r["status"] if r["status"] is not None or not round0 else original.status,
             flags=tuple(r["flags"] or ()) if r["status"] is not None or not round0 else original.flags,
-            complete=bool(r["complete"]), has_page=bool(r["has_page"]), content_hash=r["content_hash"],
-            table=CHECKPOINTS, original_hash=original.content_hash, round=r["round"], repair_config=r["config_hash"],
+            complete=bool(r["complete"]), has_page=bool(r["has_page"]), page_hash=r["page_hash"],
+            table=CHECKPOINTS, original_hash=original.page_hash, round=r["round"], repair_config=r["config_hash"],
             contract_reward=r["contract_reward"] if r["contract_reward"] is not None or not round0 else original.contract_reward,
             contract_labels=r["contract_labels"] if r["contract_reward"] is not None or not round0 else original.contract_labels)
     return list(originals.values()), checkpoints, list(superseded.values())
@@ -241,19 +241,19 @@ def select(con, cfg: ExportConfig, hygiene: Hygiene, runs: list[str] | None = No
         sel.routes["raw"] = _one_per_prompt("raw", valid, cfg, sel.rejects)
     if "filtered" in wanted:
         high = [p for p in valid if p.original_state == "High"]
-        sel.rejects += [Reject("filtered", p.id, p.content_hash, "not_high", str(p.original_state))
+        sel.rejects += [Reject("filtered", p.id, p.page_hash, "not_high", str(p.original_state))
                         for p in valid if p.original_state != "High"]
         sel.routes["filtered"] = _one_per_prompt("filtered", high, cfg, sel.rejects)
     passed = []
     if "refined" in wanted:
         candidates = []
         for p in originals:
-            cp = checkpoints.get((p.id, p.content_hash))
+            cp = checkpoints.get((p.id, p.page_hash))
             if cp is not None or p.original_state == "High":
                 candidates.append(cp or p)
             else:
                 reason = ("not_traced", str(p.original_state)) if p.score is not None else ("no_score", p.status or "")
-                sel.rejects.append(Reject("refined", p.id, p.content_hash, *reason))
+                sel.rejects.append(Reject("refined", p.id, p.page_hash, *reason))
         passed = [p for p in _filter("refined", candidates, hygiene, sel.rejects) if _reaches_gate(p, cfg, sel.rejects)]
         sel.routes["refined"] = _one_per_prompt("refined", passed, cfg, sel.rejects)
     if cfg.equal_size:
@@ -269,16 +269,16 @@ def pairs(refined: list[Page], originals: list[Page], regressions: dict) -> list
     and (it, a candidate rejected for a regression) for each such candidate of the same page. The
     second kind is ranked by verification, not by total: the candidate broke a test case or a
     protected dimension, whatever its total (early-rejected ones have none)."""
-    by_hash = {(p.id, p.content_hash): p for p in originals}
+    by_hash = {(p.id, p.page_hash): p for p in originals}
     out = []
     for page in refined:
-        start = page.original_hash or page.content_hash
+        start = page.original_hash or page.page_hash
         original = by_hash.get((page.id, start))
         if page.round > 0 and original and original.has_page and original.score is not None and original.score < page.score:
             out.append(Pair(page, original))
         for r in regressions.get((page.id, start), ()):
-            if r["content_hash"] != page.content_hash:
-                bad = replace(page, score=r["score_after"], content_hash=r["content_hash"], table=REPAIR_ATTEMPTS,
+            if r["page_hash"] != page.page_hash:
+                bad = replace(page, score=r["score_after"], page_hash=r["page_hash"], table=REPAIR_ATTEMPTS,
                               complete=bool(r["complete"]), source_run=r["run_id"], round=0)
                 out.append(Pair(page, bad, "regression"))
     return out
@@ -291,19 +291,19 @@ def _filter(route: str, pages: list[Page], hygiene: Hygiene, rejects: list[Rejec
         if problem is None:
             kept.append(page)
         else:
-            rejects.append(Reject(route, page.id, page.content_hash, *problem))
+            rejects.append(Reject(route, page.id, page.page_hash, *problem))
     return kept
 
 
 def _reaches_gate(page: Page, cfg: ExportConfig, rejects: list[Reject]) -> bool:
     if page.score >= cfg.gate.min_score:
         return True
-    rejects.append(Reject("refined", page.id, page.content_hash, "below_gate", f"{page.score} < {cfg.gate.min_score}"))
+    rejects.append(Reject("refined", page.id, page.page_hash, "below_gate", f"{page.score} < {cfg.gate.min_score}"))
     return False
 
 
 def _rank(page: Page) -> tuple:
-    return (-page.score, page.id, page.content_hash)
+    return (-page.score, page.id, page.page_hash)
 
 
 def _one_per_prompt(route: str, pages: list[Page], cfg: ExportConfig, rejects: list[Reject]) -> list[Page]:
@@ -316,7 +316,7 @@ def _one_per_prompt(route: str, pages: list[Page], cfg: ExportConfig, rejects: l
     for prompt_id in sorted(groups):
         best, *rest = sorted(groups[prompt_id], key=_rank)
         kept.append(best)
-        rejects += [Reject(route, p.id, p.content_hash, "not_best_for_prompt", f"{best.id} scores {best.score}")
+        rejects += [Reject(route, p.id, p.page_hash, "not_best_for_prompt", f"{best.id} scores {best.score}")
                     for p in rest]
     return kept
 
@@ -332,9 +332,9 @@ def _sample(route: str, pages: list[Page], cfg: ExportConfig, rejects: list[Reje
     quotas = _quotas({f: len(v) for f, v in by_family.items()}, n)
     kept = []
     for family in sorted(by_family):
-        ordered = sorted(by_family[family], key=lambda p: sha256_hex(f"{cfg.seed}\x1f{p.id}\x1f{p.content_hash}"))
+        ordered = sorted(by_family[family], key=lambda p: sha256_hex(f"{cfg.seed}\x1f{p.id}\x1f{p.page_hash}"))
         kept += ordered[:quotas[family]]
-        rejects += [Reject(route, p.id, p.content_hash, "not_sampled", f"equal_size {n}") for p in ordered[quotas[family]:]]
+        rejects += [Reject(route, p.id, p.page_hash, "not_sampled", f"equal_size {n}") for p in ordered[quotas[family]:]]
     return sorted(kept, key=lambda p: (p.prompt_id, *_rank(p)))
 
 
@@ -361,7 +361,7 @@ def funnel(originals, checkpoints, passed, routes, cfg: ExportConfig) -> dict:
             b["prompts"].add(p.prompt_id)
             if p.score is None:
                 continue
-            cp = checkpoints.get((p.id, p.content_hash))
+            cp = checkpoints.get((p.id, p.page_hash))
             b["valid_raw"] += 1
             if p.original_state in STATES:
                 b["original_band"][p.original_state] += 1

@@ -24,8 +24,8 @@ import pyarrow as pa
 
 from webmend.export.select import CHECKPOINTS, EVALUATIONS, REPAIR_ATTEMPTS
 
-_COLUMNS = {EVALUATIONS: ("page_hash", "page"), CHECKPOINTS: ("content_hash", "html"),
-            REPAIR_ATTEMPTS: ("content_hash", "html")}
+_COLUMNS = {EVALUATIONS: ("page_hash", "page"), CHECKPOINTS: ("page_hash", "html"),
+            REPAIR_ATTEMPTS: ("page_hash", "html")}
 FETCH_ROWS = 128
 
 
@@ -83,11 +83,11 @@ def stream_rows(con, routes: dict[str, list], pairs: list, emit_page: Callable, 
     wanted: dict[tuple[str, str], list] = defaultdict(list)
     for route, pages in routes.items():
         for page in pages:
-            wanted[(page.table, page.content_hash)].append((route, page))
+            wanted[(page.table, page.page_hash)].append((route, page))
     chosen: dict[tuple[str, str], list] = defaultdict(list)
     for pair in pairs:
-        chosen[(pair.chosen.table, pair.chosen.content_hash)].append(pair)
-    rejected = {(p.rejected.table, p.rejected.content_hash) for p in pairs}
+        chosen[(pair.chosen.table, pair.chosen.page_hash)].append(pair)
+    rejected = {(p.rejected.table, p.rejected.page_hash) for p in pairs}
     found: set[tuple[str, str]] = set()
     stash = PageStash()
     try:
@@ -100,7 +100,7 @@ def stream_rows(con, routes: dict[str, list], pairs: list, emit_page: Callable, 
                 for route, page in wanted.get((table, h), ()):
                     emit_page(route, page, html)
                 for pair in chosen.get((table, h), ()):
-                    if (other := stash.get(pair.rejected.content_hash)) is None:
+                    if (other := stash.get(pair.rejected.page_hash)) is None:
                         raise RuntimeError(f"pair {pair.chosen.id}: its rejected page is not in the trace tables")
                     emit_pair(pair, html, other)
     finally:

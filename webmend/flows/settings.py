@@ -36,7 +36,7 @@ class EvaluationSettings(Frozen):
     batch_size: int = Field(DEFAULT_BATCH_SIZE, ge=1, description="pages per Prefect task")
     run_id: str | None = Field(None, description="default: derived from the corpus and config")
     incremental: bool = Field(False, description="evaluate (and repair) only pages not evaluated yet under "
-                                                 "`config`, by content hash (the nightly refresh)")
+                                                 "`config`, by input hash (the nightly refresh)")
 
 
 class ClusterSettings(Frozen):

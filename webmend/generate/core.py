@@ -123,7 +123,7 @@ def _base_row(sample: Sample, client: LLMClient, params: dict) -> dict:
     return {
         "id": sample.id, "prompt_id": sample.prompt.id, "sample_index": sample.index,
         "provider": client.provider, "model": client.model, "params": json.dumps(params, sort_keys=True),
-        "prompt_hash": sample.prompt.hash, "content_hash": sample.prompt.hash,
+        "input_hash": sample.prompt.hash,
     }
 
 
@@ -134,7 +134,7 @@ def _call_row(sample: Sample, client: LLMClient, params: dict, c: Completion, *,
         "retries": c.retries, "safe_demo_retry": safe_demo, "cache_hit": cache_hit,
         "finish_reason": c.finish_reason, "prompt_tokens": c.prompt_tokens,
         "completion_tokens": c.completion_tokens, "total_tokens": c.total_tokens, "cost_usd": c.cost_usd,
-        "response": c.text, "content_hash": sha256_hex(c.text) if c.text else sample.prompt.hash,
+        "response": c.text, "response_hash": sha256_hex(c.text) if c.text else None,
         "extraction_status": page_status(c.text),
         "status": "refused" if c.refused else "generated",
         "error": redact(c.refusal) if c.refused else None,

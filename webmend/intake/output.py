@@ -29,7 +29,7 @@ SPEC = StageSpec("intake", "read, rewrite, dedup and decontaminate prompts; reco
 
 
 def _common(run_id: str, text: str, config_hash: str) -> dict:
-    return {"run_id": run_id, "content_hash": sha256_hex(text), "config_hash": config_hash}
+    return {"run_id": run_id, "input_hash": sha256_hex(text), "config_hash": config_hash}
 
 
 def _provenance(r) -> dict:

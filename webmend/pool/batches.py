@@ -2,7 +2,7 @@
 batch on this process's warm browser, write its traces, and tell infrastructure failures apart.
 
 Batches are fixed-size chunks of the corpus in input order, each keyed like
-`traces.write_evaluation_traces` keys it (stage, the pages' content hashes in order, config hash),
+`traces.write_evaluation_traces` keys it (stage, the inputs' hashes in order, config hash),
 so a rerun of the same corpus and config cuts the same batches and skips every committed one.
 """
 
@@ -33,15 +33,15 @@ DEFAULT_BATCH_SIZE = traces.DEFAULT_BATCH_SIZE
 
 @dataclass(frozen=True)
 class PageJob:
-    """One input with its matched test item and the content hash its rows carry."""
+    """One input with its matched test item and the input hash its rows carry."""
 
     raw: RawInput
     item: dict | None
-    content_hash: str
+    input_hash: str
 
 
 def hashes_by_id(batch: Batch[PageJob]) -> dict[str, str]:
-    return {job.raw.id: job.content_hash for job in batch.items}
+    return {job.raw.id: job.input_hash for job in batch.items}
 
 
 @dataclass(frozen=True)
@@ -56,13 +56,13 @@ class Plan:
         return [b.key for b in self.batches]
 
 
-def batch_hash(content_hash: str, item: dict | None) -> str:
-    """What names a page's place in a batch key: its content hash, and its task contract's hash when
+def batch_hash(input_hash: str, item: dict | None) -> str:
+    """What names a page's place in a batch key: its input hash, and its task contract's hash when
     it has one. A contract is an input: adding or changing one makes its batch new, not done."""
     contract = (item or {}).get("contract")
     if not contract:
-        return content_hash
-    return sha256_hex(f"{content_hash}\x1f{contract_hash(Contract.model_validate(contract))}")
+        return input_hash
+    return sha256_hex(f"{input_hash}\x1f{contract_hash(Contract.model_validate(contract))}")
 
 
 def read_corpus(pages: Sequence[str] = (), responses: Sequence[str] = ()) -> list[RawInput]:
@@ -73,9 +73,9 @@ def read_corpus(pages: Sequence[str] = (), responses: Sequence[str] = ()) -> lis
     return inputs
 
 
-def batch_key(content_hashes: Iterable[str], config_hash: str) -> str:
+def batch_key(input_hashes: Iterable[str], config_hash: str) -> str:
     """The key `write_evaluation_traces` gives a batch of records with these hashes and config."""
-    return make_key(traces.STAGE, *content_hashes, config_hash)
+    return make_key(traces.STAGE, *input_hashes, config_hash)
 
 
 def cut_batches(inputs: Sequence[RawInput], items: dict[str, dict], config_hash: str,
@@ -83,7 +83,7 @@ def cut_batches(inputs: Sequence[RawInput], items: dict[str, dict], config_hash:
     """Fixed-size chunks in input order (the last may be shorter): the same corpus, the same keys
     (as `webmend evaluate --data-root` writes them)."""
     jobs = [PageJob(raw, match_item(items, raw.id), input_hash(raw)) for raw in inputs]
-    return cut(traces.STAGE, jobs, [batch_hash(j.content_hash, j.item) for j in jobs], config_hash, batch_size)
+    return cut(traces.STAGE, jobs, [batch_hash(j.input_hash, j.item) for j in jobs], config_hash, batch_size)
 
 
 def default_run_id(batches: Sequence[Batch], config_hash: str) -> str:
@@ -95,8 +95,8 @@ def evaluated_hashes(root: DataRoot, config_hash: str) -> set[str]:
     """Content hashes of the inputs the root holds evaluations of under this config."""
     if not root.keys("evaluations"):
         return set()
-    table = root.read("evaluations", columns=["content_hash", "config_hash"])
-    return {h for h, c in zip(table["content_hash"].to_pylist(), table["config_hash"].to_pylist()) if c == config_hash}
+    table = root.read("evaluations", columns=["input_hash", "config_hash"])
+    return {h for h, c in zip(table["input_hash"].to_pylist(), table["config_hash"].to_pylist()) if c == config_hash}
 
 
 def plan_pool(root: DataRoot, inputs: Sequence[RawInput], items: dict[str, dict], cfg: EvalConfig,
@@ -104,7 +104,7 @@ def plan_pool(root: DataRoot, inputs: Sequence[RawInput], items: dict[str, dict]
               incremental: bool = False) -> Plan:
     """Every batch of the corpus and the ones still to do (all of them when replacing).
 
-    incremental: the corpus is only the inputs not evaluated yet under this config (by content
+    incremental: the corpus is only the inputs not evaluated yet under this config (by input
     hash), wherever their rows are: the nightly refresh adds new pages without cutting the old
     ones into new batches (which would evaluate them again)."""
     config_hash = cfg.config_hash()
@@ -141,7 +141,7 @@ def evaluate_batch(batch: Batch, cfg_json: str, keyframes_to: str | None = None)
 
     records = evaluate_jobs([(job.raw, job.item) for job in batch.items], cfg_json, keyframes_to)
     for record, job in zip(records, batch.items):
-        record["content_hash"] = job.content_hash  # ids may repeat across sources; the hash travels with the record
+        record["input_hash"] = job.input_hash  # ids may repeat across sources; the hash travels with the record
     return records
 
 
@@ -189,5 +189,5 @@ def write_batch(batch: Batch, records: list[dict], root: str, run_id: str, confi
         raise ValueError(f"batch {batch.index}: records do not match its inputs")
     records = [{**r, **traces.input_fields(j.raw, j.item, min_chars)} for r, j in zip(records, batch.items)]
     traces.write_keyed(records, root, batch.key, run_id=run_id, config_hash=config_hash,
-                       content_hashes=hashes_by_id(batch), replace=replace)
+                       input_hashes=hashes_by_id(batch), replace=replace)
     return DataRoot(root).file_url("evaluations", batch.key)

@@ -49,7 +49,7 @@ class RepairPlan:
         return [[self.page_key(job) for _, job in b.items] for b in self.batches]
 
     def page_key(self, job) -> str:
-        return page_key(job.raw.id, job.content_hash, self.run_hash)
+        return page_key(job.raw.id, job.input_hash, self.run_hash)
 
     def todo(self, batch: Batch, root: DataRoot, replace: bool = False) -> Batch:
         """The batch with only its pages not repaired yet (all of them when replacing; none when
@@ -76,7 +76,7 @@ def plan_repair(root: str, eval_batches, rcfg: RepairConfig, model: str | None, 
 
 
 def stored_verdicts(root: DataRoot, eval_key: str) -> dict[str, PageVerdict]:
-    """The verdicts of one evaluation batch rebuilt from its rows, by content hash: what diagnosis
+    """The verdicts of one evaluation batch rebuilt from its rows, by input hash: what diagnosis
     and acceptance read (status, flags, score, state, tests, evidence, trace summary, keyframes)."""
     return page_verdicts(*(_declared_rows(root, table, eval_key)
                            for table in ("evaluations", "test_results", "contract_results", "experience_events")))
@@ -118,7 +118,7 @@ def repair_batch(batch: Batch, rcfg_json: str, data_root: str, model: ModelSpec 
     built = process_model(model, rcfg)
     results = []
     for _, job in batch.items:
-        evaluation = stored.get(job.content_hash)
+        evaluation = stored.get(job.input_hash)
         evaluations = {job.raw.id: evaluation} if evaluation else {}
         results.append(repair_input(job.raw, rcfg=rcfg, items={job.raw.id: job.item} if job.item else {},
                                     evaluations=evaluations, out=out, worker=worker, model=built))
@@ -165,7 +165,7 @@ def write_repair_batch(batch: Batch, results: list[tuple[dict, dict]], data_root
     if [r["id"] for r, _ in results] != [job.raw.id for _, job in batch.items]:
         raise ValueError(f"repair batch {batch.index}: records do not match its inputs")
     root = DataRoot(data_root)
-    keys = [page_key(job.raw.id, job.content_hash, run_hash) for _, job in batch.items]
+    keys = [page_key(job.raw.id, job.input_hash, run_hash) for _, job in batch.items]
     for key, result in zip(keys, results):
         write_repair_traces([result], root, key, run_id=run_id, replace=replace)
     return [root.file_url(TABLES[-1], key) for key in keys]

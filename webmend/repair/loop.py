@@ -52,7 +52,7 @@ class Checkpoint:
     parent_hash: str | None = None
 
     @property
-    def content_hash(self) -> str:
+    def page_hash(self) -> str:
         return sha256_hex(self.html)
 
     @property
@@ -68,7 +68,7 @@ class RepairTrace:
     best: Checkpoint
     checkpoints: list[Checkpoint]
     original: Checkpoint
-    regressions: dict[str, str] = field(default_factory=dict)  # content hash -> page of a regressing candidate
+    regressions: dict[str, str] = field(default_factory=dict)  # page hash -> page of a regressing candidate
 
 
 @dataclass
@@ -84,7 +84,7 @@ class _State:
     rejected_operator_sets: set[tuple[str, ...]] = field(default_factory=set)
     llm_calls: int = 0
     item: dict | None = None  # the task's item: test-case steps for D(h), and which checks no page can pass
-    # Evaluated candidates rejected for a regression, by content hash: export's hard negatives
+    # Evaluated candidates rejected for a regression, by page hash: export's hard negatives
     # (a preference pair's rejected side). Not journaled: a resumed run keeps only its new ones.
     regressions: dict[str, str] = field(default_factory=dict)
 
@@ -110,7 +110,7 @@ def repair_page(page: str, item: dict | None, evaluation: dict, cfg: RepairConfi
         evaluation = evaluate(page)
     original = Checkpoint(0, page, evaluation)
     st = _resume(journal, original) or _State(checkpoint=original, score_path=[original.total],
-                                               seen={original.content_hash})
+                                               seen={original.page_hash})
     st.item = item
     stop = _run_rounds(st, cfg, llm, evaluate, journal, progress, judge)
     return _trace(st, original, stop, cfg, time.perf_counter() - started)
@@ -124,7 +124,7 @@ def _contract_hash(item: dict | None) -> str | None:
 def _evaluator(item, cfg: RepairConfig, worker, page_id: str, keyframes_to):
     def evaluate(html: str, must_pass: frozenset[str] = frozenset()) -> dict:
         record = evaluate_html(html, item, cfg.evaluation, worker, page_id, keyframes_to, must_pass)
-        record["content_hash"] = sha256_hex(html)
+        record["page_hash"] = sha256_hex(html)
         return record
 
     return evaluate
@@ -178,17 +178,17 @@ def _try(st: _State, cand: Candidate, round_no: int, n: int, evaluate, cfg: Repa
     base = dict(round=round_no, candidate=n, strategy=cand.strategy, mode=cand.mode, name=cand.name,
                 rule=cand.rule, score_before=st.checkpoint.total, **cand.usage)
     if cand.html is None:  # failed before evaluation (malformed answer, cheap check)
-        return Attempt(**base, content_hash=None, accepted=False, reason=cand.error, score_after=None,
+        return Attempt(**base, page_hash=None, accepted=False, reason=cand.error, score_after=None,
                        dimensions={}, tests_fixed=[], tests_broken=[], eval_s=0.0)
     chash = sha256_hex(cand.html)
     base["changes"] = diff_summary(st.checkpoint.html, cand.html)
     if chash in st.seen:
-        return Attempt(**base, content_hash=chash, accepted=False, reason="identical to an earlier candidate",
+        return Attempt(**base, page_hash=chash, accepted=False, reason="identical to an earlier candidate",
                        score_after=None, dimensions={}, tests_fixed=[], tests_broken=[], eval_s=0.0)
     st.seen.add(chash)
     cheap = precheck(st.checkpoint.html, cand.html)  # before any browser sees it
     if cheap:
-        return Attempt(**base, content_hash=chash, accepted=False, reason=f"cheap check: {cheap}", score_after=None,
+        return Attempt(**base, page_hash=chash, accepted=False, reason=f"cheap check: {cheap}", score_after=None,
                        dimensions={}, tests_fixed=[], tests_broken=[], eval_s=0.0)
     must_pass = _passing(st.checkpoint.record) if cfg.early_reject else frozenset()
     t0 = time.perf_counter()
@@ -196,7 +196,7 @@ def _try(st: _State, cand: Candidate, round_no: int, n: int, evaluate, cfg: Repa
         record = evaluate(cand.html, must_pass)
     except EarlyRejected as exc:
         st.regressions[chash] = cand.html
-        return Attempt(**base, content_hash=chash, accepted=False, early_rejected=True,
+        return Attempt(**base, page_hash=chash, accepted=False, early_rejected=True,
                        reason=f"regression (early): passing test case {exc.test.get('id')} now fails at step "
                               f"{exc.test.get('failed_step')} ({exc.test.get('failed_action')}): {exc.test.get('error')}",
                        score_after=None, dimensions={}, tests_fixed=[], tests_broken=[str(exc.test.get("id"))],
@@ -210,14 +210,14 @@ def _try(st: _State, cand: Candidate, round_no: int, n: int, evaluate, cfg: Repa
         st.llm_calls += int(bool(usage) and not usage.get("cache_hit"))
         if usage.get("cost_usd"):
             base["cost_usd"] = (base.get("cost_usd") or 0.0) + usage["cost_usd"]
-    attempt = Attempt(**base, visual_feedback=feedback, content_hash=chash, accepted=verdict.accepted, reason=verdict.reason,
+    attempt = Attempt(**base, visual_feedback=feedback, page_hash=chash, accepted=verdict.accepted, reason=verdict.reason,
                       score_after=acceptance.total(record), dimensions=_dims(st.checkpoint.record, record),
                       tests_fixed=list(verdict.tests_fixed), tests_broken=list(verdict.tests_broken),
                       terms_moved=_terms_moved(st.checkpoint.record, record, cfg), controls_revived=revived, controls_died=died, eval_s=eval_s)
     if not verdict.accepted and verdict.reason.startswith("regression"):
         st.regressions[chash] = cand.html
     if verdict.accepted:
-        new = Checkpoint(round_no, cand.html, record, parent_hash=st.checkpoint.content_hash)
+        new = Checkpoint(round_no, cand.html, record, parent_hash=st.checkpoint.page_hash)
         st.checkpoint = new
         st.checkpoints.append(new)
     return attempt
@@ -273,7 +273,7 @@ def _trace(st: _State, original: Checkpoint, stop: str, cfg: RepairConfig, elaps
     ev = cfg.evaluation
     rec = RepairRecord(
         index=original.record.get("index", 0), id=original.record.get("id", "page"), config_hash=cfg.config_hash(),
-        original_hash=original.content_hash, final_hash=best.content_hash,
+        original_hash=original.page_hash, final_hash=best.page_hash,
         original_score=original.total, final_score=best.total,
         original_state=original.record.get("state"), final_state=best.record.get("state"),
         best_round=best.round, rounds=st.rounds, stop_reason=stop, attempts=st.attempts, routes=st.routes,
@@ -287,7 +287,7 @@ def _trace(st: _State, original: Checkpoint, stop: str, cfg: RepairConfig, elaps
 
 
 def _ref(c: Checkpoint, item: dict | None) -> dict:
-    return {"unpassable_tests": unpassable_ids(c.record, item), "round": c.round, "content_hash": c.content_hash, "parent_hash": c.parent_hash, "score": c.total,
+    return {"unpassable_tests": unpassable_ids(c.record, item), "round": c.round, "page_hash": c.page_hash, "parent_hash": c.parent_hash, "score": c.total,
             "state": c.record.get("state"), "status": c.record.get("status"), "flags": list(c.record.get("flags") or []),
             **_contract_ref(c.record)}
 
@@ -306,7 +306,7 @@ def _write_journal(path: str | Path | None, st: _State) -> None:
     line = {"round": st.rounds, "stale_rounds": st.stale_rounds,
             "checkpoint": {"round": st.checkpoint.round, "html": st.checkpoint.html, "record": st.checkpoint.record,
                            "parent_hash": st.checkpoint.parent_hash},
-            "new_checkpoints": [c.content_hash for c in st.checkpoints],
+            "new_checkpoints": [c.page_hash for c in st.checkpoints],
             "attempts": [a.model_dump(mode="json") for a in st.attempts if a.round == st.rounds],
             "route": st.routes[-1].model_dump(mode="json"), "score": st.checkpoint.total,
             "seen": sorted(st.seen), "rejected_operator_sets": sorted(st.rejected_operator_sets),
@@ -329,13 +329,13 @@ def _resume(path: str | Path | None, original: Checkpoint) -> _State | None:
             break
     if not rounds:
         return None
-    st = _State(checkpoint=original, score_path=[original.total], seen={original.content_hash})
+    st = _State(checkpoint=original, score_path=[original.total], seen={original.page_hash})
     by_hash: dict[str, Checkpoint] = {}
     for r in rounds:
         c = r["checkpoint"]
         cp = Checkpoint(c["round"], c["html"], c["record"], c["parent_hash"])
-        if cp.round > 0 and cp.content_hash not in by_hash:
-            by_hash[cp.content_hash] = cp
+        if cp.round > 0 and cp.page_hash not in by_hash:
+            by_hash[cp.page_hash] = cp
             st.checkpoints.append(cp)
         st.checkpoint = cp
         st.attempts += [Attempt.model_validate(a) for a in r["attempts"]]

@@ -104,7 +104,7 @@ def _repair_batch(batch: Batch) -> list[tuple[dict, dict[str, str]]]:
 def repair_input(raw: RawInput, *, rcfg: RepairConfig, items: dict, evaluations: dict[str, PageVerdict], out: Path,
                  worker, model=None, judge=None, frames_from: tuple[Path, ...] = ()) -> tuple[dict, dict[str, str]]:
     """One input to its repairs.jsonl record (its best checkpoint written under out/pages/) and
-    the pages of its checkpoints by content hash (for the checkpoints table)."""
+    the pages of its checkpoints by page hash (for the checkpoints table)."""
     from webmend.evaluate.records import evaluate_input
     from webmend.repair.loop import repair_page
 
@@ -135,13 +135,13 @@ def repair_input(raw: RawInput, *, rcfg: RepairConfig, items: dict, evaluations:
     trace = repair_page(html, item, evaluation, rcfg, llm, worker=worker, journal=out / ROUNDS / f"{key}.jsonl",
                         keyframes_to=out, judge=compare)
     record = trace.record
-    record["config_hash"] = hashed
+    record["run_hash"] = hashed
     if html:
         record["page"] = page_file(raw.id)
         (out / PAGES).mkdir(parents=True, exist_ok=True)
         write_text_atomic(out / record["page"], trace.best.html)
-    # The pages of its checkpoints and of the candidates rejected for a regression, by content hash.
-    pages = {**trace.regressions, **{c.content_hash: c.html for c in [trace.original, *trace.checkpoints]}} if html else {}
+    # The pages of its checkpoints and of the candidates rejected for a regression, by page hash.
+    pages = {**trace.regressions, **{c.page_hash: c.html for c in [trace.original, *trace.checkpoints]}} if html else {}
     return RepairRecord.model_validate(record).model_dump(mode="json"), pages
 
 
@@ -200,13 +200,13 @@ def run_repair(inputs: Iterable[RawInput], items: dict, evaluations: dict, rcfg:
     out.mkdir(parents=True, exist_ok=True)
     path = out / REPAIRS
     started = time.perf_counter()
-    config_hash = run_hash(rcfg, model.model if model else None, judge.model if judge else None)
-    done = completed_records(path, config_hash)
+    hashed = run_hash(rcfg, model.model if model else None, judge.model if judge else None)
+    done = completed_records(path, hashed, field="run_hash")
     if done:
         log.info("resuming: %d repair records already in %s", done, path)
     inputs = list(inputs)
     with open(path, "a", encoding="utf-8") as fh:
-        stage = RepairsFileStage(inputs, len(inputs), fh, done, config_hash, data_root)
+        stage = RepairsFileStage(inputs, len(inputs), fh, done, hashed, data_root)
         args = (rcfg.model_dump_json(), items, evaluations, str(out), model, judge, frames_from)
         try:
             with executors.local(workers, _init_worker, args) as ex:

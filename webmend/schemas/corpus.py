@@ -31,7 +31,7 @@ METADATA_FIELDS = [
     _f("score", pa.float64(), False),  # verified total of the exported page
     _f("original_score", pa.float64()),  # its total before repair (= score when not repaired)
     _f("route", pa.string(), False),  # ROUTES
-    _f("content_hash", pa.string(), False),  # sha256 of the exported page
+    _f("page_hash", pa.string(), False),  # sha256 of the exported page
     _f("contract_reward", pa.float64()),  # r_web of the task contract on this page (docs/icg-format.md), when run
     _f("contract_labels", pa.string()),  # its labels z as JSON {requirement id: 0|1}: the RL critic's targets
 ]
@@ -66,4 +66,4 @@ EXPORT_REJECT_REASONS = (
     "superseded",
 )
 # rejects.parquet: one row per (route, page) that did not reach the route, with its reason.
-REJECTS_SCHEMA = pa.schema([_f(name, pa.string()) for name in ("route", "id", "content_hash", "reason", "detail")])
+REJECTS_SCHEMA = pa.schema([_f(name, pa.string()) for name in ("route", "id", "page_hash", "reason", "detail")])

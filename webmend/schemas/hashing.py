@@ -1,6 +1,6 @@
 """Content hashes, one definition: sha256 hex of UTF-8 text or of bytes.
 
-Every row's content_hash, cache keys, keyframe file names and run keys are built from this, so the
+Every row's input_hash and page_hash, cache keys, keyframe file names and run keys are built from this, so the
 same content is named the same way in every stage.
 """
 

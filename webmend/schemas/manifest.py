@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from pydantic import BaseModel, ConfigDict, Field
 
-MANIFEST_VERSION = "1"
+MANIFEST_VERSION = "2"  # 2: the corpus files name the exported page's sha256 page_hash (was content_hash)
 
 
 class _Model(BaseModel):

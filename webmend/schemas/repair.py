@@ -12,7 +12,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from webmend.schemas.vocab import STATES, UNPASSABLE_RULES, VIEWPORTS
 
-REPAIR_SCHEMA_VERSION = "1"
+REPAIR_SCHEMA_VERSION = "2"
 
 # Strategy families (htmlcure.txt section 3.3, D.6.3) and how a candidate is written.
 STRATEGIES = ("operator", "holistic_rewrite", "feature_completion", "interaction_repair", "game_repair",
@@ -163,7 +163,7 @@ class Attempt(_Model):
     mode: Literal[MODES]
     name: str = Field(description="the operator, or the model that wrote the candidate")
     rule: str = Field(description="the router rule that admitted this strategy")
-    content_hash: str | None
+    page_hash: str | None = Field(description="sha256 of the candidate page; null when the answer never became one")
     accepted: bool
     reason: str = Field(description="why it was accepted or rejected")
     early_rejected: bool = False
@@ -196,7 +196,7 @@ class RouteDecision(_Model):
 
 class CheckpointRef(_Model):
     round: int
-    content_hash: str
+    page_hash: str
     parent_hash: str | None
     score: float | None
     state: Literal[STATES] | None
@@ -212,6 +212,8 @@ class RepairRecord(_Model):
     index: int
     id: str
     config_hash: str = Field(description="repair config + evaluator config")
+    run_hash: str | None = Field(default=None, description="the repair run: config, model and judge; names its "
+                                 "trace files and lets a rerun resume (null from repair_page alone)")
     original_hash: str
     final_hash: str
     original_score: float | None

@@ -13,15 +13,32 @@ import pyarrow as pa
 from webmend.schemas.repair import MODES, STOP_REASONS, STRATEGIES
 from webmend.schemas.vocab import EVALUATION_STATUSES, FAMILIES, PROMPT_KINDS, SCORE_FIELDS, STATES
 
-SCHEMA_VERSION = "1"
+SCHEMA_VERSION = "2"
 
-# Every row carries these. content_hash: sha256 hex of the row's page (or prompt) content.
+# Every row carries these, with one meaning in every table (docs/data-root.md, "Hashes"):
+# input_hash: sha256 hex of what the stage was given for the row (a prompt, an input, a page);
+# page_hash: sha256 hex of the HTML page the row is about (null where there is none: prompts, a
+# generation, an input whose page could not be extracted). A stage's input_hash is the page_hash
+# of the stage before it where that stage made a page.
 COMMON_FIELDS: list[pa.Field] = [
     pa.field("run_id", pa.string(), nullable=False),
-    pa.field("content_hash", pa.string(), nullable=False),
+    pa.field("input_hash", pa.string(), nullable=False),
+    pa.field("page_hash", pa.string()),
     pa.field("config_hash", pa.string(), nullable=False),
     pa.field("schema_version", pa.string(), nullable=False),
 ]
+
+# Schema version 1 spelled some of these columns otherwise: {table: {v2 column: v1 column}}. Files
+# written before the change are read through this map (DataRoot reads, the DuckDB views).
+V1_COLUMNS: dict[str, dict[str, str]] = {
+    **{t: {"input_hash": "content_hash"} for t in (
+        "prompts", "prompt_rejects", "evaluations", "test_results", "contract_results", "experience_events")},
+    "generations": {"input_hash": "prompt_hash", "response_hash": "content_hash"},
+    "repair_attempts": {"input_hash": "original_hash", "page_hash": "content_hash"},
+    "checkpoints": {"input_hash": "original_hash", "page_hash": "content_hash"},
+    "contracts": {"contract_hash": "content_hash"},
+    "exports": {"page_hash": "content_hash"},
+}
 
 # Intake's closed list of reject reasons (docs/intake.md says what each means).
 REJECT_REASONS = ("policy", "duplicate", "near_duplicate", "contaminated", "not_a_web_task",
@@ -46,7 +63,7 @@ _BLOCKED = pa.list_(pa.struct([_f("url", pa.string()), _f("channel", pa.string()
 _PROVENANCE = [_f("source", pa.string()), _f("url", pa.string()), _f("file", pa.string())]
 
 TABLES: dict[str, pa.Schema] = {
-    # content_hash: sha256 of the prompt text.
+    # input_hash: sha256 of the prompt text.
     "prompts": _schema(
         _f("id", pa.string(), False), _f("prompt", pa.string(), False), _f("family", pa.string()),
         _f("subtype", pa.string()), _f("interactive", pa.bool_()), _f("family_confidence", pa.float64()),
@@ -54,7 +71,7 @@ TABLES: dict[str, pa.Schema] = {
         _f("original", pa.string()),  # the raw post before rewriting; null when not rewritten
         _f("kind", pa.string()), _f("family_method", pa.string()),  # PROMPT_KINDS; rules | llm | source
     ),
-    # content_hash: sha256 of the prompt text.
+    # input_hash: sha256 of the prompt text (of the raw post when it has none).
     "prompt_rejects": _schema(
         _f("id", pa.string(), False), _f("prompt", pa.string()), _f("reason", pa.string(), False),
         _f("detail", pa.string()), *_PROVENANCE,
@@ -62,12 +79,13 @@ TABLES: dict[str, pa.Schema] = {
         _f("matched_id", pa.string()),  # the kept prompt or benchmark item it duplicates
         _f("similarity", pa.float64()), _f("benchmark_file", pa.string()), _f("kind", pa.string()),
     ),
-    # One row per model call. content_hash: sha256 of the response text (of the prompt when none).
+    # One row per model call. input_hash: sha256 of the prompt text; response_hash: of the response
+    # text (null without one), which is what evaluations.input_hash names when the page is evaluated.
     "generations": _schema(
         _f("id", pa.string(), False),  # sample id: P, or P#k with several samples
         _f("prompt_id", pa.string(), False), _f("sample_index", pa.int32(), False),
         _f("provider", pa.string()), _f("model", pa.string(), False), _f("params", _JSON),
-        _f("prompt_hash", pa.string(), False), _f("started_at", _TS), _f("finished_at", _TS),
+        _f("response_hash", pa.string()), _f("started_at", _TS), _f("finished_at", _TS),
         _f("latency_s", pa.float64()), _f("retries", pa.int32()), _f("safe_demo_retry", pa.bool_()),
         _f("cache_hit", pa.bool_()), _f("finish_reason", pa.string()),
         _f("prompt_tokens", pa.int64()), _f("completion_tokens", pa.int64()), _f("total_tokens", pa.int64()),
@@ -75,7 +93,8 @@ TABLES: dict[str, pa.Schema] = {
         _f("extraction_status", pa.string()), _f("error", pa.string()),
         _f("status", pa.string()),  # GENERATION_STATUSES; error says why for failed/not_generated
     ),
-    # One row per evaluator result record (results.jsonl). content_hash: sha256 of the page input.
+    # One row per evaluator result record (results.jsonl). input_hash: sha256 of the input (the raw
+    # answer text); page_hash: of the evaluated page (the extracted HTML), which checkpoints name.
     "evaluations": _schema(
         _f("id", pa.string(), False), _f("source", pa.string()), _f("input_index", pa.int64()),
         _f("status", pa.string(), False), _f("reason", pa.string()), _f("flags", pa.list_(pa.string())),
@@ -91,19 +110,17 @@ TABLES: dict[str, pa.Schema] = {
         _f("evidence", _JSON),  # the record's stored evidence: enough to rescore without a browser
         _f("layers", pa.list_(pa.int32())),  # experience-protocol layers that ran (docs/experience.md)
         _f("trace_summary", _JSON),  # the record's trace_summary
-        # What export reads (docs/export.md): the prompt the page answers, and the evaluated page
-        # (the extracted HTML) with its sha256, which checkpoints.original_hash names.
+        # What export reads (docs/export.md): the prompt the page answers, and the evaluated page.
         _f("prompt_id", pa.string()), _f("prompt", pa.string()), _f("page", pa.string()),
-        _f("page_hash", pa.string()),
     ),
-    # One row per test case run on a page. content_hash: the page's.
+    # One row per test case run on a page. input_hash, page_hash: its evaluations row's.
     "test_results": _schema(
         _f("id", pa.string(), False), _f("test_index", pa.int32(), False), _f("test_id", pa.string(), False),
         _f("test_name", pa.string()), _f("passed", pa.bool_(), False), _f("weight", pa.float64()),
         _f("failed_step", pa.int32()), _f("failed_action", pa.string()), _f("error", pa.string()),
         _f("page_status", pa.string()), _f("family", pa.string()),
     ),
-    # One row per page evaluated with its task's contract (docs/icg-format.md). content_hash: the page's.
+    # One row per page evaluated with its task's contract (docs/icg-format.md). Hashes: its evaluations row's.
     "contract_results": _schema(
         _f("id", pa.string(), False), _f("task_id", pa.string(), False), _f("contract_hash", pa.string(), False),
         _f("transition_validity", pa.float64()), _f("req_explicit", pa.float64()), _f("req_implicit", pa.float64()),
@@ -116,7 +133,7 @@ TABLES: dict[str, pa.Schema] = {
         _f("documents", pa.int32()), _f("transitions_run", pa.int32()), _f("elapsed_s", pa.float64()),
         _f("error", pa.string()), _f("page_status", pa.string()), _f("family", pa.string()),
     ),
-    # The experience trace, one row per event. content_hash: the page's.
+    # The experience trace, one row per event. Hashes: its evaluations row's.
     "experience_events": _schema(
         _f("id", pa.string(), False), _f("seq", pa.int32(), False),
         _f("test_id", pa.string()),  # null for events outside a test case
@@ -124,12 +141,13 @@ TABLES: dict[str, pa.Schema] = {
         _f("step_index", pa.int32()), _f("kind", pa.string(), False), _f("payload", _JSON),
         _f("page_time_ms", pa.float64()),
     ),
-    # One row per repair candidate (repairs.jsonl attempts). content_hash: the candidate page's
-    # (its parent's when the candidate never became a page: a malformed answer).
+    # One row per repair candidate (repairs.jsonl attempts). input_hash: the original page's (what
+    # repair was given: evaluations.page_hash); page_hash: the candidate's (null when the candidate
+    # never became a page: a malformed answer).
     "repair_attempts": _schema(
         _f("id", pa.string(), False), _f("round", pa.int32(), False), _f("candidate", pa.int32(), False),
-        _f("parent_hash", pa.string()),  # content hash of the checkpoint that was edited
-        _f("original_hash", pa.string()), _f("original_state", pa.string()),
+        _f("parent_hash", pa.string()),  # page_hash of the checkpoint that was edited
+        _f("original_state", pa.string()),
         _f("strategy", pa.string()), _f("mode", pa.string()),  # STRATEGIES; operator | patch | rewrite
         _f("model", pa.string()),  # the operator(s) or the model that wrote the candidate
         _f("rule", pa.string()), _f("score_before", pa.float64()), _f("score_after", pa.float64()),
@@ -143,11 +161,11 @@ TABLES: dict[str, pa.Schema] = {
         _f("cache_hit", pa.bool_()), _f("eval_s", pa.float64()),
         _f("html", pa.string()),  # the candidate's page, kept only when it was rejected for a regression
     ),
-    # One row per verified checkpoint of a page, round 0 (the original) included. content_hash: the
-    # checkpoint page's. is_best marks the exported one.
+    # One row per verified checkpoint of a page, round 0 (the original) included. input_hash: the
+    # original page's; page_hash: the checkpoint's. is_best marks the exported one.
     "checkpoints": _schema(
         _f("id", pa.string(), False), _f("round", pa.int32(), False), _f("parent_hash", pa.string()),
-        _f("original_hash", pa.string()), _f("original_score", pa.float64()), _f("original_state", pa.string()),
+        _f("original_score", pa.float64()), _f("original_state", pa.string()),
         _f("score_total", pa.float64()), _f("state", pa.string()), _f("is_best", pa.bool_()),
         _f("rounds", pa.int32()), _f("stop_reason", pa.string()), _f("html", pa.string()),
         _f("status", pa.string()), _f("flags", pa.list_(pa.string())),  # the checkpoint's verified evaluation
@@ -156,19 +174,22 @@ TABLES: dict[str, pa.Schema] = {
         _f("repair_elapsed_s", pa.float64()),  # the page's whole repair (every round), on each of its rows
     ),
     # One interaction contract per task, as built by the pipeline's contract stage (docs/icg-format.md).
-    # content_hash: schemas.contract.contract_hash; executions are contract_results rows.
+    # input_hash: sha256 of the task's prompt; contract_hash: schemas.contract.contract_hash, which
+    # contract_results rows name.
     "contracts": _schema(
-        _f("id", pa.string(), False), _f("prompt_id", pa.string()), _f("contract", _JSON),
+        _f("id", pa.string(), False), _f("prompt_id", pa.string()), _f("contract_hash", pa.string()),
+        _f("contract", _JSON),
         _f("states", pa.int32()), _f("transitions", pa.int32()), _f("assertions", pa.int32()),
         _f("requirements_explicit", pa.int32()), _f("requirements_implicit", pa.int32()),
     ),
     # One row per exported training example (docs/export.md), written when a version is published:
-    # run_id is the export version, config_hash the export config's, content_hash the exported page's.
+    # run_id is the export version, config_hash the export config's, input_hash the prompt's, page_hash
+    # the exported page's.
     # The page itself lives in the export's files: response is left null.
     "exports": _schema(
         _f("id", pa.string(), False), _f("prompt_id", pa.string()), _f("dataset", pa.string()),
         _f("format", pa.string()), _f("split", pa.string()), _f("route", pa.string()),  # raw|filtered|refined
-        _f("score_total", pa.float64()), _f("state", pa.string()), _f("checkpoint_hash", pa.string()),
+        _f("score_total", pa.float64()), _f("state", pa.string()),
         _f("prompt", pa.string()), _f("response", pa.string()),
     ),
 }

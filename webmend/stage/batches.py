@@ -18,9 +18,9 @@ class Batch(Generic[T]):
     items: tuple[T, ...]
 
 
-def chunk_keys(stage: str, content_hashes: Sequence[str], config_hash: str, batch_size: int) -> list[str]:
+def chunk_keys(stage: str, input_hashes: Sequence[str], config_hash: str, batch_size: int) -> list[str]:
     """Keys of the consecutive batch_size-item chunks (the last may be shorter): the stage, the
-    chunk's content hashes in order and the config hash.
+    chunk's input hashes in order and the config hash.
 
     The same contents in the same order again (say, chunks of identical empty answers) would share
     a key and the second would be skipped as done: repeats get numbered keys instead.
@@ -29,16 +29,16 @@ def chunk_keys(stage: str, content_hashes: Sequence[str], config_hash: str, batc
         raise ValueError("batch_size must be at least 1")
     seen: Counter[str] = Counter()
     keys = []
-    for start in range(0, len(content_hashes), batch_size):
-        key = make_key(stage, *content_hashes[start:start + batch_size], config_hash)
+    for start in range(0, len(input_hashes), batch_size):
+        key = make_key(stage, *input_hashes[start:start + batch_size], config_hash)
         seen[key] += 1
         keys.append(key if seen[key] == 1 else make_key(key, "repeat", seen[key] - 1))
     return keys
 
 
-def cut(stage: str, items: Sequence[T], content_hashes: Sequence[str], config_hash: str,
+def cut(stage: str, items: Sequence[T], input_hashes: Sequence[str], config_hash: str,
         batch_size: int) -> list[Batch[T]]:
-    if len(items) != len(content_hashes):
-        raise ValueError(f"{len(items)} items but {len(content_hashes)} content hashes")
-    keys = chunk_keys(stage, content_hashes, config_hash, batch_size)
+    if len(items) != len(input_hashes):
+        raise ValueError(f"{len(items)} items but {len(input_hashes)} input hashes")
+    keys = chunk_keys(stage, input_hashes, config_hash, batch_size)
     return [Batch(n, key, tuple(items[n * batch_size:(n + 1) * batch_size])) for n, key in enumerate(keys)]

@@ -22,7 +22,7 @@ from typing import Mapping, Sequence
 import duckdb
 import pyarrow as pa
 
-from webmend.schemas.tables import TABLES
+from webmend.schemas.tables import TABLES, V1_COLUMNS
 from webmend.store.root import DataRoot
 
 log = logging.getLogger(__name__)
@@ -53,11 +53,13 @@ def _quote(text: str) -> str:
     return "'" + text.replace("'", "''") + "'"
 
 
-def view_sql(root: DataRoot, table: str, con: duckdb.DuckDBPyConnection | None = None,
-             columns: Sequence[str] | None = None) -> str:
-    """CREATE VIEW statement for one table of the root. With `con`, columns of the current schema
-    that no file has yet (files older than the column) are added as nulls, so queries can name them.
-    `columns`: the view has only these (a stage's declared reads), else all of the table's."""
+def view_sql(root: DataRoot, table: str, con: duckdb.DuckDBPyConnection, columns: Sequence[str] | None = None,
+             fill_missing: bool = False) -> str:
+    """CREATE VIEW statement for one table of the root, with the current schema's column names:
+    a column that files of schema version 1 spelled otherwise (V1_COLUMNS) is read under either
+    name. fill_missing: columns that no file has yet (files older than the column) are added as
+    nulls, so queries can name them. `columns`: the view has only these (a stage's declared reads),
+    else all of the table's."""
     fields = [TABLES[table].field(c) for c in columns] if columns is not None else list(TABLES[table])
     if root.local:
         source = _quote(f"{root.table_dir(table)}/*.parquet") if root.keys(table) else None
@@ -69,15 +71,20 @@ def view_sql(root: DataRoot, table: str, con: duckdb.DuckDBPyConnection | None =
         return f'CREATE OR REPLACE VIEW "{table}" AS SELECT {cols} WHERE false'
     # union_by_name: files written under an older schema_version may lack newer columns.
     scan = f"read_parquet({source}, union_by_name = true)"
-    extra = ""
-    if con is not None:
-        present = {row[0] for row in con.execute(f"DESCRIBE SELECT * FROM {scan}").fetchall()}
-        extra = "".join(f', CAST(NULL AS {duckdb_type(f.type)}) AS "{f.name}"'
-                        for f in fields if f.name not in present)
-    if columns is None:
-        return f'CREATE OR REPLACE VIEW "{table}" AS SELECT *{extra} FROM {scan}'
-    named = ", ".join(f'"{f.name}"' for f in fields if con is None or f.name in present)
-    return f'CREATE OR REPLACE VIEW "{table}" AS SELECT {named}{extra} FROM {scan}'
+    present = {row[0] for row in con.execute(f"DESCRIBE SELECT * FROM {scan}").fetchall()}
+    exprs = [_column(f, present, V1_COLUMNS.get(table, {}).get(f.name), fill_missing) for f in fields]
+    return f'CREATE OR REPLACE VIEW "{table}" AS SELECT {", ".join(e for e in exprs if e)} FROM {scan}'
+
+
+def _column(f: pa.Field, present: set[str], old: str | None, fill_missing: bool) -> str | None:
+    """The view's expression for column f: itself, its schema-version-1 name, both, or null."""
+    if f.name in present and old in present:
+        return f'COALESCE("{f.name}", "{old}") AS "{f.name}"'
+    if f.name in present:
+        return f'"{f.name}"'
+    if old in present:
+        return f'"{old}" AS "{f.name}"'
+    return f'CAST(NULL AS {duckdb_type(f.type)}) AS "{f.name}"' if fill_missing else None
 
 
 def create_views(con: duckdb.DuckDBPyConnection, root: DataRoot, fill_missing: bool = False,
@@ -89,7 +96,7 @@ def create_views(con: duckdb.DuckDBPyConnection, root: DataRoot, fill_missing: b
         con.register_filesystem(root.fs)
     tables = list(columns) if columns is not None else list(TABLES)
     for table in tables:
-        con.execute(view_sql(root, table, con if fill_missing else None, None if columns is None else columns[table]))
+        con.execute(view_sql(root, table, con, None if columns is None else columns[table], fill_missing))
     log.debug("views over %s: %s", root.url, ", ".join(tables))
 
 

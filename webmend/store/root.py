@@ -29,7 +29,7 @@ import pyarrow.parquet as pq
 from fsspec.implementations.local import LocalFileSystem
 
 from webmend.schemas.hashing import sha256_hex
-from webmend.schemas.tables import ALLOWED_VALUES, SCHEMA_VERSION, TABLES
+from webmend.schemas.tables import ALLOWED_VALUES, SCHEMA_VERSION, TABLES, V1_COLUMNS
 
 log = logging.getLogger(__name__)
 
@@ -39,7 +39,7 @@ _KEY_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$")
 
 
 def make_key(*parts: object) -> str:
-    """Deterministic file key from e.g. (stage, input content hashes..., config hash): 32 hex chars."""
+    """Deterministic file key from e.g. (stage, input hashes..., config hash): 32 hex chars."""
     if not parts:
         raise ValueError("make_key needs at least one part")
     return sha256_hex("\x1f".join(str(p) for p in parts))[:32]
@@ -113,9 +113,13 @@ class DataRoot:
 
     def _read_file(self, table: str, key: str, schema: pa.Schema) -> pa.Table:
         got = pq.read_table(self.file_path(table, key), filesystem=self.fs)
-        # Files from an older schema_version may lack newer (nullable) columns: fill them with nulls.
-        cols = [got.column(f.name).cast(f.type) if f.name in got.column_names else pa.nulls(len(got), f.type)
-                for f in schema]
+        # Files from an older schema_version may spell a column otherwise (V1_COLUMNS) or lack a
+        # newer (nullable) one: read the old name, else fill with nulls.
+        old = V1_COLUMNS.get(table, {})
+        cols = []
+        for f in schema:
+            name = f.name if f.name in got.column_names else old.get(f.name)
+            cols.append(got.column(name).cast(f.type) if name in got.column_names else pa.nulls(len(got), f.type))
         return pa.Table.from_arrays(cols, schema=schema)
 
     # --- writing -----------------------------------------------------------------------------

@@ -1,7 +1,7 @@
 -- Band transition matrix of repair (as the paper's Table 8): original band x final band, with
 -- counts and row percentages. One row per page: its best checkpoint (is_best) carries both bands.
 WITH pages AS (
-    SELECT id, original_hash, coalesce(original_state, 'unscored') AS original_band,
+    SELECT id, input_hash, coalesce(original_state, 'unscored') AS original_band,
            coalesce(state, 'unscored') AS final_band
     FROM checkpoints
     WHERE is_best
