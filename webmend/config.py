@@ -41,7 +41,7 @@ class Limits(Frozen):
     page_wall_s: float = 60.0  # whole page wall-clock budget, retries included: this much for the probe ...
     test_wall_s: float = 15.0  # ... plus this much per test case
     gl_wall_factor: float = 2.0  # wall-clock caps (step and page) are this much larger for WebGL pages
-    step_wall_s: float = 8.0  # one browser call; beyond this the page is treated as hung
+    step_wall_s: float = 8.0  # one browser call: hung when its page spent this in CPU seconds on it (browser/step_progress.py)
     # A page's cleanup (stopping its script, closing its context) may run this long past its
     # budget; beyond it the browser is killed and relaunched (docs/sandbox.md: the overshoot).
     overrun_grace_s: float = 15.0

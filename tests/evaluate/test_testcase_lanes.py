@@ -40,6 +40,10 @@ def run(worker, cfg, cases, html=NOISY, deadline=None, profile="raster"):
             await session.close()
 
     records, shared = worker.run(job, wall_s=240)
+    if shared.exhausted_during is not None:
+        # As evaluate.page does: lanes ended by the budget leave their tabs to the browser's end,
+        # and a busy page there would spin through the tests after this one.
+        worker.recycle(profile)
     return records, events.to_dict(), log.to_dict() | {"page_loads": log.page_loads}, shared
 
 

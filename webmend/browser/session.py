@@ -1,8 +1,11 @@
 """One fresh load of one page: a new browser context, virtual time, and guarded browser calls.
 
 Every call that the page could stall (an infinite loop blocks the renderer) goes through
-`guard`, which bounds it in wall time, stops the runaway script through CDP, records the hang
-and raises `PageHung`, so the caller decides what the step's verdict is and moves on.
+`guard`. Past its step cap a call is hung only when the page's processes show it (a renderer
+spinning, or nothing running: step_progress), not because a busy machine made it slow; then
+`guard` stops the runaway script through CDP, records the hang and raises `PageHung`, so the
+caller decides what the step's verdict is and moves on. The page's wall-clock budget ends any
+call (`BudgetExhausted`: status `timeout`, an evaluator outcome).
 """
 
 from __future__ import annotations
@@ -23,6 +26,7 @@ from webmend.browser.page_follow import PageFollow
 from webmend.browser.page_input import PageInput
 from webmend.browser.page_scripts import CLOCK_JS, CLOCK_KEY, INIT_JS, OBSERVE_JS, WORKERS_JS
 from webmend.browser.page_worlds import PageWorlds
+from webmend.browser.step_progress import CHECK_EVERY, WATCH_FROM, StepWatch
 from webmend.config import EvalConfig, Viewport
 
 log = logging.getLogger(__name__)
@@ -66,6 +70,28 @@ class PageShared:
         if self.deadline is None:
             return self.step_wall_s
         return min(self.step_wall_s, self.deadline - time.monotonic())
+
+
+_DEADLINE_SLACK_S = 0.05  # asyncio may wake this much before a timer's time
+
+
+class _Stuck(Exception):
+    """A guarded call past its cap whose page shows no progress (step_progress says why)."""
+
+
+class _BudgetEnded(Exception):
+    """The page's wall-clock budget ended while a guarded call was running."""
+
+
+async def _finished(task: asyncio.Future, timeout_s: float) -> bool:
+    if timeout_s > 0:
+        await asyncio.wait({task}, timeout=timeout_s)
+    return task.done()
+
+
+async def _cancel(task: asyncio.Future) -> None:
+    task.cancel()
+    await asyncio.wait({task})  # let it unwind before the browser is asked anything else
 
 
 class PageSession(PageClock, PageFollow, PageWorlds, PageCapture, PageInput):
@@ -298,13 +324,18 @@ class PageSession(PageClock, PageFollow, PageWorlds, PageCapture, PageInput):
             coro.close()
             shared.exhausted_during = shared.exhausted_during or what
             raise BudgetExhausted(shared.exhausted_during)
+        task = asyncio.ensure_future(coro)
         try:
-            return await asyncio.wait_for(coro, timeout=cap)
-        except asyncio.TimeoutError:
-            if cap < shared.step_wall_s:  # the page's budget ended this call, not the hang cap
-                # No terminateExecution: the browser is killed next (evaluate.page), at once.
-                shared.exhausted_during = what
-                raise BudgetExhausted(what) from None
+            return await self._step(task, cap)
+        except asyncio.CancelledError:
+            task.cancel()  # cancelled from outside: the call goes with it, as under wait_for
+            raise
+        except _BudgetEnded:
+            # No terminateExecution: the browser is killed next (evaluate.page), at once.
+            shared.exhausted_during = what
+            raise BudgetExhausted(what) from None
+        except _Stuck as stuck:
+            log.debug("%s hung (%s)", what, stuck)
             shared.events.hangs.append(what)
             await self._stop_scripts()
             raise PageHung(what) from None
@@ -319,6 +350,28 @@ class PageSession(PageClock, PageFollow, PageWorlds, PageCapture, PageInput):
                 await self._stop_scripts()
                 raise PageHung(what) from None
             raise
+
+    async def _step(self, task: asyncio.Future, cap: float):
+        """The call's result. Past the step cap it is waited for while the page's processes show
+        it working (step_progress: the cap counts CPU, not wall seconds); the page's budget ends
+        it in any case."""
+        shared = self.shared
+        watch_at = min(cap, shared.step_wall_s * WATCH_FROM)
+        if await _finished(task, watch_at):
+            return task.result()
+        watch = StepWatch(shared.step_wall_s, watch_at)
+        window = cap - watch_at
+        while True:
+            if await _finished(task, window):
+                return task.result()
+            if shared.step_cap_s() <= _DEADLINE_SLACK_S:  # the page's budget ended this window
+                await _cancel(task)
+                raise _BudgetEnded()
+            why = watch.stuck()
+            if why is not None:
+                await _cancel(task)
+                raise _Stuck(why)
+            window = min(shared.step_wall_s * CHECK_EVERY, shared.step_cap_s())
 
     async def _answers(self, wait_s: float = 1.0) -> bool:
         try:
