@@ -6,15 +6,19 @@ runs and mostly under load, so --busy starts that many busy-loop processes for t
 duration. The default page set is every fixture page with known behaviour (experience/, pages/,
 games/dev/) plus the benchmark corpus.
 
-    .venv/bin/python bench/determinism_sweep.py [--runs 3] [--busy 2] [--limit N] [--items FILE] [PAGE ...]
+    .venv/bin/python bench/determinism_sweep.py [--runs 3] [--busy 2] [--limit N] [--items FILE]
+        [--save FILE] [--against FILE] [PAGE ...]
 
 --items (HTMLBench-format JSONL, e.g. data/bench/items.jsonl) runs each page's test cases too,
-matched by the page's file name (app_todo_001.html -> app_todo_001).
+matched by the page's file name (app_todo_001.html -> app_todo_001). --save writes each page's
+first run (timings aside) to a JSON file; --against compares every run with such a file, so a busy
+sweep is checked against a quiet one as well as against itself.
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import multiprocessing
 import sys
 import time
@@ -42,7 +46,10 @@ def default_pages() -> list[Path]:
     return [p for d in DEFAULT_SETS for p in sorted(d.glob("*.html"))]
 
 
-def sweep(pages: list[Path], runs: int, items: dict | None = None) -> list[tuple[Path, str | None]]:
+def sweep(pages: list[Path], runs: int, items: dict | None = None,
+          against: dict | None = None, saved: dict | None = None) -> list[tuple[Path, str | None]]:
+    """(page, first difference or None) per page; against: {page: comparable} of an earlier sweep;
+    saved: filled with this sweep's first run of each page."""
     cfg = EvalConfig()
     worker = BrowserWorker(cfg)
     found = []
@@ -51,7 +58,13 @@ def sweep(pages: list[Path], runs: int, items: dict | None = None) -> list[tuple
             html = page.read_text(encoding="utf-8", errors="replace")
             item = match_item(items or {}, page.stem)
             first, *others = [comparable(evaluate_page(html, cfg, item, worker=worker)) for _ in range(runs)]
-            diff = next((d for d in (first_difference(first, o) for o in others) if d), None)
+            name = str(page.relative_to(ROOT))
+            if saved is not None:
+                saved[name] = first
+            earlier = [] if against is None or name not in against else [("quiet", against[name])]
+            diff = next((f"{label}: {d}" for label, d in (
+                *((label, first_difference(ref, first)) for label, ref in earlier),
+                *(("rerun", first_difference(first, o)) for o in others)) if d), None)
             print(f"{'DIFFERS' if diff else 'same   '} {page.relative_to(ROOT)}" + (f"  {diff}" if diff else ""), flush=True)
             found.append((page, diff))
     finally:
@@ -66,6 +79,8 @@ def main() -> int:
     ap.add_argument("--busy", type=int, default=0, help="busy-loop processes running during the sweep")
     ap.add_argument("--limit", type=int, default=0)
     ap.add_argument("--items", type=Path, help="test items (JSONL): run each page's test cases too")
+    ap.add_argument("--save", type=Path, help="write each page's first run (timings aside) to this JSON file")
+    ap.add_argument("--against", type=Path, help="compare every run with a file --save wrote")
     args = ap.parse_args()
     pages = [p.resolve() for p in args.pages] or default_pages()
     pages = pages[: args.limit] if args.limit else pages
@@ -74,12 +89,17 @@ def main() -> int:
         s.start()
     t0 = time.monotonic()
     try:
-        found = sweep(pages, args.runs, load_items(args.items) if args.items else None)
+        saved = {} if args.save else None
+        against = json.loads(args.against.read_text()) if args.against else None
+        found = sweep(pages, args.runs, load_items(args.items) if args.items else None, against, saved)
     finally:
         for s in spinners:
             s.terminate()
+    if args.save:
+        args.save.write_text(json.dumps(saved, sort_keys=True))
     differing = [p for p, d in found if d]
-    print(f"\n{len(found) - len(differing)}/{len(found)} pages identical over {args.runs} runs "
+    print(f"\n{len(found) - len(differing)}/{len(found)} pages identical over {args.runs} runs"
+          f"{' and to ' + str(args.against) if args.against else ''} "
           f"({args.busy} busy processes, {time.monotonic() - t0:.0f} s)")
     return 1 if differing else 0
 
