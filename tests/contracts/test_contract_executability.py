@@ -64,3 +64,11 @@ def test_pages_belong_to_the_task_their_nearest_folder_names(tmp_path):
     found, unclaimed = references_by_task([str(tmp_path)], {"todo_list", "other"})
     assert [Path(r.name).name for r in found["todo_list"]] == ["a.html"] and found["other"] == []
     assert unclaimed == [str(tmp_path / "stray.html")]
+
+
+def test_references_out_of_time_leave_the_contract_undecided(worker, cfg):
+    # A budget no walk fits in: the machine, not the contract, would decide the verdict.
+    tight = cfg.model_copy(update={"limits": cfg.limits.model_copy(update={"page_wall_s": 0.2, "test_wall_s": 0.0})})
+    verdict = filter_contract(TODO, _refs("todo_list"), tight, worker=worker)
+    assert not verdict.kept and verdict.reason == "out_of_time" and "run it again" in verdict.detail
+    assert all(r["T"] is None and r["out_of_time"] for r in verdict.references.values())

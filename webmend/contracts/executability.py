@@ -23,7 +23,9 @@ from webmend.schemas.contract import Contract
 
 log = logging.getLogger(__name__)
 
-DROP_REASONS = ("invalid", "too_few_references", "too_few_executable")
+# out_of_time: not a verdict on the contract: too few references reached T because some ran out of
+# the page's wall-clock budget (a busy machine), and those could have made up the number.
+DROP_REASONS = ("invalid", "too_few_references", "too_few_executable", "out_of_time")
 
 
 class FilterConfig(BaseModel):
@@ -65,9 +67,16 @@ def filter_contract(contract: dict | Contract, references: list[Reference], cfg:
         run = execute_contract(ref.html, data, cfg, worker=worker)
         runs[ref.name] = {"T": run.score.transition_validity, "reward": run.score.reward,
                           "failed": {tid: o.reason for tid, o in run.transitions.items() if o.status != "passed"}}
-    good = [n for n, r in runs.items() if r["T"] >= rules.min_transition_validity]
+        if run.out_of_time:  # its T would be the machine's: neither for nor against the contract
+            runs[ref.name].update(T=None, reward=None, out_of_time=run.out_of_time)
+    good = [n for n, r in runs.items() if r["T"] is not None and r["T"] >= rules.min_transition_validity]
+    undecided = [n for n, r in runs.items() if r["T"] is None]
+    if len(good) < rules.min_references <= len(good) + len(undecided):
+        return FilterVerdict(task_id, False, "out_of_time",
+                             f"{len(good)} of {len(runs)} references reach T >= {rules.min_transition_validity}; "
+                             f"{', '.join(undecided)} ran out of the page's wall-clock budget: run it again", runs)
     if len(good) < rules.min_references:
-        below = ", ".join(f"{n} T={r['T']}" for n, r in runs.items() if n not in good)
+        below = ", ".join(f"{n} T={r['T']}" for n, r in runs.items() if n not in good and n not in undecided)
         return FilterVerdict(task_id, False, "too_few_executable",
                              f"{len(good)} of {len(runs)} references reach T >= {rules.min_transition_validity} "
                              f"({rules.min_references} needed); below: {below}", runs)
