@@ -7,23 +7,17 @@ over stored pages, the gate runs them again through Great Expectations on the wr
 
 from __future__ import annotations
 
-import re
 
 HEAD_CHARS = 1024  # the start a document must open in (after whitespace and comments)
 TAIL_CHARS = 64
 # Optional comments and doctype, then the <html> element.
 DOCUMENT_HEAD = r"(?i)^\s*(?:<!--[^>]*-->\s*)*(?:<!doctype\s+html[^>]*>\s*)?(?:<!--[^>]*-->\s*)*<html[\s>]"
 DOCUMENT_TAIL = r"(?i)</html>\s*$"
-_HEAD, _TAIL = re.compile(DOCUMENT_HEAD), re.compile(DOCUMENT_TAIL)
 
 # A conversation as a comma-joined role list: optional system, then user/assistant pairs ending on
 # the assistant. LlamaFactory's sharegpt converter drops any other row with a warning only.
 SFT_ROLES = r"^(?:system,)?(?:user,assistant,)*user,assistant$"
 PROMPT_ROLES = r"^(?:system,)?(?:user,assistant,)*user$"  # preference rows: the prompt ends on the user
-
-
-def is_complete_document(html: str | None) -> bool:
-    return bool(html) and bool(_HEAD.search(html[:HEAD_CHARS])) and bool(_TAIL.search(html[-TAIL_CHARS:]))
 
 
 def messages(system: str, prompt: str, html: str | None = None) -> list[dict]:

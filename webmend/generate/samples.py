@@ -38,10 +38,6 @@ class GenerationConfig:
         return cls(model, samples=samples, temperatures=tuple(temperatures) if temperatures else (None,),
                    max_tokens=settings.max_tokens, seed=settings.seed)
 
-    @property
-    def samples_per_prompt(self) -> int:
-        return self.samples * len(self.temperatures)
-
     def config_hash(self) -> str:
         """Everything that changes what the model is asked (not timeouts or rate limits)."""
         blob = json.dumps({

@@ -9,8 +9,6 @@ from __future__ import annotations
 import re
 import unicodedata
 
-from webmend.schemas.hashing import sha256_hex
-
 _NON_WORD = re.compile(r"[\W_]+")
 
 
@@ -18,11 +16,6 @@ def normalize_text(text: str) -> str:
     """NFKC, case-folded, every run of punctuation/symbols/whitespace collapsed to one space."""
     folded = unicodedata.normalize("NFKC", text).casefold()
     return _NON_WORD.sub(" ", folded).strip()
-
-
-def normal_hash(text: str) -> str:
-    """Key for exact-after-normalisation matching."""
-    return sha256_hex(normalize_text(text))
 
 
 def shingles(normal: str, k: int) -> set[bytes]:
