@@ -18,7 +18,7 @@ from webmend.browser.session import PageSession
 from webmend.evaluate.experience import state
 from webmend.evaluate.experience.trace import Trace
 from webmend.evaluate.keys import normalize_key
-from webmend.evaluate.similarity import screenshot_diff, visibly_changed
+from webmend.evaluate.similarity import visibly_changed
 
 START_TEXT = re.compile(r"\b(start|play|begin|new game|restart)\b", re.I)
 PLAY_KEYS = ("ArrowLeft", "ArrowRight", "ArrowUp", "ArrowDown", "Space")
@@ -292,9 +292,10 @@ def _changes(a: Observation, b: Observation) -> dict:
     if over or lives_out or (b.over_text() and not a.over_text()):
         ch["game_over"] = ["flag" if over else "lives 0" if lives_out else "text"]
     if a.thumb is not None and b.thumb is not None and visibly_changed(a.thumb, b.thumb):
-        # Stored coarsely: a canvas frame reaches the compositor in real time, so the last digits
-        # of a thumbnail difference can vary between runs; the decision above does not.
-        ch["pixels"] = [f"{screenshot_diff(a.thumb, b.thumb):.2f}"]
+        # Only that they changed, not by how much: a frame reaches the compositor in real time, so
+        # the size of a thumbnail difference mid-transition depends on how busy the machine is
+        # (0.03 on a quiet run, 0.04 beside a busy loop: data/bench viz_plotly_climate_001).
+        ch["pixels"] = ["changed"]
     if a.sig != b.sig:
         ch["dom"] = ["changed"]
     return ch
