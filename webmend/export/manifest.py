@@ -131,9 +131,11 @@ def lineage(fs, base: str, sel: Selection) -> dict:
         if d["format"] == "sharegpt" or (d["format"] == "alpaca" and not any(
                 x["route"] == d["route"] and x["format"] == "sharegpt" for x in prev["datasets"].values())):
             for path in d["files"]:
-                t = pq.read_table(fs.open(f"{base}/{latest['version']}/{path}", "rb"))
-                hashes = t["page_hash" if "page_hash" in t.column_names else "content_hash"]  # before corpus v2
-                before |= {(d["route"], i, h) for i, h in zip(t["id"].to_pylist(), hashes.to_pylist())}
+                with fs.open(f"{base}/{latest['version']}/{path}", "rb") as fh:
+                    part = pq.ParquetFile(fh)
+                    column = "page_hash" if "page_hash" in part.schema_arrow.names else "content_hash"  # manifest v1
+                    t = part.read(columns=["id", column])
+                before |= {(d["route"], i, h) for i, h in zip(t["id"].to_pylist(), t[column].to_pylist())}
     now = {(r, p.id, p.page_hash) for r, pages in sel.routes.items() for p in pages}
     return {"previous": latest["version"], "added": len(now - before), "removed": len(before - now)}
 
