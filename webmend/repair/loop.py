@@ -123,9 +123,7 @@ def _contract_hash(item: dict | None) -> str | None:
 
 def _evaluator(item, cfg: RepairConfig, worker, page_id: str, keyframes_to):
     def evaluate(html: str, must_pass: frozenset[str] = frozenset()) -> dict:
-        record = evaluate_html(html, item, cfg.evaluation, worker, page_id, keyframes_to, must_pass)
-        record["page_hash"] = sha256_hex(html)
-        return record
+        return evaluate_html(html, item, cfg.evaluation, worker, page_id, keyframes_to, must_pass)
 
     return evaluate
 
